@@ -1,0 +1,37 @@
+/**
+ * `jube-r <command>`: the command line over the same handlers the service runs.
+ * Exit codes: 0 success, 1 the script was invalid or failed, 2 usage error.
+ */
+export type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  validate: {
+    summary: 'validate FILE|-            print the validation JSON (exit 0 valid, 1 invalid)',
+    load: async () => (await import('./validate-command.ts')).default,
+  },
+  run: {
+    summary: 'run FILE|- [--timeout N] [--var name=value ...] [--data name=file.csv ...]   run a script locally',
+    load: async () => (await import('./run-command.ts')).default,
+  },
+  serve: {
+    summary: 'serve                      the local stack on JUBE_R_HOST:JUBE_R_PORT (127.0.0.1:8080)',
+    load: async () => (await import('./serve-command.ts')).default,
+  },
+};
+
+export const USAGE = `usage: jube-r <command> [options]
+
+commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .join('\n')}`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  return (await command.load())(rest);
+}

@@ -1,0 +1,119 @@
+/**
+ * Service configuration: every operational limit, read once from the environment, validated,
+ * failing fast with the name of the offending variable. The rules file (layers/rules) holds
+ * what a script may *say*; this holds how much it may *use*. Both are published by GET /health.
+ *
+ * Variable names keep the JUBE_R_* names operators know (DESIGN.md section 2). In Lambda the CDK
+ * stack sets the timeout-chain values (infra/lib/timeout-chain.ts) so code and infrastructure
+ * cannot disagree.
+ */
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** Each entry: environment variable -> schema with its default. */
+const ENV_SCHEMA = {
+  JUBE_R_SCRIPT_TIMEOUT_SECONDS: int(1, 900).default(10),
+  JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: int(1, 900).default(20),
+  /** Seconds between R's own setTimeLimit firing and the handler killing the process group. */
+  JUBE_R_KILL_GRACE_SECONDS: int(1, 60).default(2),
+  JUBE_R_MAX_INFLIGHT_EXECUTE: int(1, 1000).default(2),
+  JUBE_R_MAX_REQUEST_BODY_BYTES: int(1024, 6 * 1024 * 1024).default(2 * 1024 * 1024),
+  JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: int(1024, 4 * 1024 * 1024).default(1024 * 1024),
+  JUBE_R_MAX_ERROR_BYTES: int(256, 1024 * 1024).default(64 * 1024),
+  JUBE_R_MAX_WARNINGS: int(1, 10_000).default(100),
+  JUBE_R_MAX_WARNING_BYTES: int(256, 1024 * 1024).default(64 * 1024),
+  JUBE_R_MAX_RESULT_BYTES: int(1024, 4 * 1024 * 1024).default(1024 * 1024),
+  /** rlimits applied to the Rscript process (address space, file size, open files, processes). */
+  JUBE_R_RLIMIT_AS_BYTES: int(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024).default(3 * 1024 * 1024 * 1024),
+  JUBE_R_RLIMIT_FSIZE_BYTES: int(1024 * 1024, 10 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
+  JUBE_R_RLIMIT_NOFILE: int(16, 65_536).default(256),
+  JUBE_R_RLIMIT_NPROC: int(1, 65_536).default(64),
+  /** Name (or ARN) of the execute function the validate function invokes. */
+  JUBE_R_EXECUTE_FUNCTION_NAME: z.string().min(1).default('jube-r-execute'),
+  /** Lambda endpoint override: the local emulation or `sam local start-lambda`; unset means AWS. */
+  JUBE_R_LAMBDA_ENDPOINT: z.url().optional(),
+  /** Lambda client request timeout; must exceed the execute function's own timeout. */
+  JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS: int(1000, 900_000).optional(),
+} as const;
+
+const ServiceConfigEnvSchema = z.object(ENV_SCHEMA);
+type ServiceConfigEnv = z.infer<typeof ServiceConfigEnvSchema>;
+
+export interface ServiceConfig {
+  readonly scriptTimeoutSeconds: number;
+  readonly scriptTimeoutSecondsMax: number;
+  readonly killGraceSeconds: number;
+  readonly maxInflightExecute: number;
+  readonly maxRequestBodyBytes: number;
+  readonly caps: {
+    readonly consoleOutputBytes: number;
+    readonly errorBytes: number;
+    readonly warnings: number;
+    readonly warningBytes: number;
+    readonly resultBytes: number;
+  };
+  readonly rlimits: {
+    readonly addressSpaceBytes: number;
+    readonly fileSizeBytes: number;
+    readonly openFiles: number;
+    readonly processes: number;
+  };
+  readonly executeFunctionName: string;
+  readonly lambdaEndpoint: string | undefined;
+  /** Defaults to (max script time + grace + 10 s of overhead), so it outlives the execute function. */
+  readonly lambdaClientTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Validates an environment into a ServiceConfig; throws ConfigError naming every bad key. */
+export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const picked = Object.fromEntries(
+    Object.keys(ENV_SCHEMA).map((key) => [key, env[key] === '' ? undefined : env[key]]),
+  );
+  const parsed = ServiceConfigEnvSchema.safeParse(picked);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`invalid jube-r configuration: ${problems}`);
+  }
+  const e: ServiceConfigEnv = parsed.data;
+  if (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS > e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX) {
+    throw new ConfigError(
+      `invalid jube-r configuration: JUBE_R_SCRIPT_TIMEOUT_SECONDS (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS}) exceeds JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX})`,
+    );
+  }
+  return {
+    scriptTimeoutSeconds: e.JUBE_R_SCRIPT_TIMEOUT_SECONDS,
+    scriptTimeoutSecondsMax: e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX,
+    killGraceSeconds: e.JUBE_R_KILL_GRACE_SECONDS,
+    maxInflightExecute: e.JUBE_R_MAX_INFLIGHT_EXECUTE,
+    maxRequestBodyBytes: e.JUBE_R_MAX_REQUEST_BODY_BYTES,
+    caps: {
+      consoleOutputBytes: e.JUBE_R_MAX_CONSOLE_OUTPUT_BYTES,
+      errorBytes: e.JUBE_R_MAX_ERROR_BYTES,
+      warnings: e.JUBE_R_MAX_WARNINGS,
+      warningBytes: e.JUBE_R_MAX_WARNING_BYTES,
+      resultBytes: e.JUBE_R_MAX_RESULT_BYTES,
+    },
+    rlimits: {
+      addressSpaceBytes: e.JUBE_R_RLIMIT_AS_BYTES,
+      fileSizeBytes: e.JUBE_R_RLIMIT_FSIZE_BYTES,
+      openFiles: e.JUBE_R_RLIMIT_NOFILE,
+      processes: e.JUBE_R_RLIMIT_NPROC,
+    },
+    executeFunctionName: e.JUBE_R_EXECUTE_FUNCTION_NAME,
+    lambdaEndpoint: e.JUBE_R_LAMBDA_ENDPOINT,
+    lambdaClientTimeoutMs:
+      e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ?? (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX + e.JUBE_R_KILL_GRACE_SECONDS + 10) * 1000,
+  };
+}
+
+/** Clamps a caller's timeoutSeconds into [1, max]; never rejects (DESIGN.md section 2). */
+export function clampTimeoutSeconds(requested: number | undefined, config: ServiceConfig): number {
+  const wanted = requested ?? config.scriptTimeoutSeconds;
+  if (!Number.isFinite(wanted)) return config.scriptTimeoutSeconds;
+  return Math.min(config.scriptTimeoutSecondsMax, Math.max(1, Math.ceil(wanted)));
+}

@@ -1,0 +1,48 @@
+/**
+ * The package manifest: generated from packages.R against a real R library by
+ * scripts/write-manifest.R (by `npm run setup` locally, by the image build for Lambda).
+ * GET /packages serves it; the validator takes its allow-list from `declared`.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const PackageManifestSchema = z.strictObject({
+  rVersion: z.string().min(1),
+  declared: z.array(z.string().min(1)),
+  packages: z.array(
+    z.strictObject({
+      name: z.string().min(1),
+      version: z.string().min(1),
+      source: z.enum(['packages.R', 'base']),
+    }),
+  ),
+});
+
+export type PackageManifest = z.infer<typeof PackageManifestSchema>;
+
+export const manifestFilePath = (): string =>
+  process.env['JUBE_R_MANIFEST_FILE'] ?? fileURLToPath(new URL('./manifest.json', import.meta.url));
+
+let cached: PackageManifest | undefined;
+
+export class ManifestMissingError extends Error {
+  override readonly name = 'ManifestMissingError';
+}
+
+/** Reads the manifest once per process; a missing file names the command that writes it. */
+export function loadManifest(path: string = manifestFilePath()): PackageManifest {
+  if (cached && path === manifestFilePath()) return cached;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw new ManifestMissingError(
+      `package manifest not found at ${path}; run \`npm run setup\` (or scripts/write-manifest.R) to generate it`,
+      { cause },
+    );
+  }
+  const parsed = PackageManifestSchema.parse(JSON.parse(text));
+  if (path === manifestFilePath()) cached = parsed;
+  return parsed;
+}

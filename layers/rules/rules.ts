@@ -1,0 +1,78 @@
+/**
+ * The sandbox rules: one JSON file (sandbox-rules.json) read by the validator, the R runner
+ * and GET /health. This module is its only TypeScript reader; the schema makes a malformed
+ * rules file fail at load, naming the offending key, instead of weakening the sandbox.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export const SandboxRulesSchema = z.strictObject({
+  $comment: z.string().optional(),
+  version: z.number().int().positive(),
+  script: z.strictObject({
+    maxBytes: z.number().int().positive(),
+    maxNestingDepth: z.number().int().positive(),
+  }),
+  blockedOperators: z.array(z.strictObject({ operator: z.string().min(1), why: z.string().min(1) })),
+  packageLoaders: z.array(z.string().min(1)),
+  packageLoaderArguments: z.strictObject({
+    why: z.string().min(1),
+    allowedNamedArguments: z.array(z.string().min(1)),
+  }),
+  packages: z.strictObject({
+    baseAllowed: z.array(z.string().min(1)),
+    blocked: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+  }),
+  options: z.strictObject({
+    functions: z.array(z.string().min(1)),
+    why: z.string().min(1),
+    deniedNames: z.array(z.string().min(1)),
+  }),
+  higherOrderFunctions: z.strictObject({
+    why: z.string().min(1),
+    names: z.array(z.string().min(1)),
+    functionArgumentNames: z.array(z.string().min(1)),
+  }),
+  variables: z.strictObject({
+    maxCount: z.number().int().positive(),
+    maxArrayLength: z.number().int().positive(),
+    maxStringBytes: z.number().int().positive(),
+  }),
+  dataframes: z.strictObject({ maxCount: z.number().int().positive() }),
+  forbiddenSymbols: z.record(
+    z.string(),
+    z.strictObject({ why: z.string().min(1), symbols: z.array(z.string().min(1)).min(1) }),
+  ),
+});
+
+export type SandboxRules = z.infer<typeof SandboxRulesSchema>;
+
+/** Where the rules file lives; overridable so a Lambda bundle can ship it beside its code. */
+export const rulesFilePath = (): string =>
+  process.env['JUBE_R_RULES_FILE'] ?? fileURLToPath(new URL('./sandbox-rules.json', import.meta.url));
+
+let cached: SandboxRules | undefined;
+
+/** Reads and validates the rules once per process. */
+export function loadRules(path: string = rulesFilePath()): SandboxRules {
+  if (cached && path === rulesFilePath()) return cached;
+  const parsed = SandboxRulesSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  if (path === rulesFilePath()) cached = parsed;
+  return parsed;
+}
+
+/** Every forbidden symbol, flattened, with the category that justifies it. */
+export function forbiddenSymbolIndex(rules: SandboxRules): ReadonlyMap<string, string> {
+  const index = new Map<string, string>();
+  for (const [category, entry] of Object.entries(rules.forbiddenSymbols)) {
+    for (const symbol of entry.symbols) index.set(symbol, category);
+  }
+  return index;
+}
+
+/** Packages a script may load: the base set plus everything packages.R installs, minus the blocked list. */
+export function allowedPackages(rules: SandboxRules, declared: readonly string[]): ReadonlySet<string> {
+  const blocked = new Set(rules.packages.blocked.map((p) => p.name));
+  return new Set([...rules.packages.baseAllowed, ...declared].filter((p) => !blocked.has(p)));
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# npm run setup: everything a fresh Debian 12 machine needs for `npm test` and `npm start`.
+# Idempotent and quiet when already done. The image tier's tools (podman, buildah, runc,
+# debootstrap) come when it is wanted: CI=true or JUBE_R_SETUP_IMAGE=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'setup: %s\n' "$*"; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# R and the packages packages.R declares; prlimit (util-linux) and bubblewrap for the sandbox;
+# lintr and callr only as the benchmark's points of comparison (never in the image).
+mapfile -t r_packages < <(node scripts/packages-list.mjs --debian)
+wanted=(r-base-core util-linux bubblewrap procps r-cran-lintr r-cran-callr "${r_packages[@]}")
+if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then
+  wanted+=(podman buildah runc debootstrap uidmap fuse-overlayfs slirp4netns)
+fi
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Node dependencies, only when the lock file changed since the last install.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing Node dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# The package manifest GET /packages serves, generated from packages.R against this R library.
+manifest=layers/packages/manifest.json
+if [ ! -f "$manifest" ] || [ packages.R -nt "$manifest" ] || [ scripts/write-manifest.R -nt "$manifest" ]; then
+  say "writing $manifest"
+  TZ=UTC Rscript --vanilla scripts/write-manifest.R packages.R "$manifest" 2>/dev/null >/dev/null ||
+    TZ=UTC Rscript --vanilla scripts/write-manifest.R packages.R "$manifest"
+fi

@@ -1,0 +1,25 @@
+# Writes the package manifest GET /packages serves: every package declared in packages.R and
+# every base package, with the version actually installed in this R library.
+# Usage: Rscript scripts/write-manifest.R PACKAGES_R OUT_JSON
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) != 2L) stop("usage: write-manifest.R PACKAGES_R OUT_JSON", call. = FALSE)
+env <- new.env()
+sys.source(args[[1]], envir = env)
+declared <- get("jube_r_packages", envir = env)
+base_pkgs <- rownames(installed.packages(priority = "base"))
+missing <- declared[!vapply(declared, requireNamespace, logical(1), quietly = TRUE)]
+if (length(missing) > 0L) {
+  stop("packages.R declares packages that are not installed: ", paste(missing, collapse = ", "), call. = FALSE)
+}
+entry <- function(name, source) {
+  list(name = name, version = as.character(utils::packageVersion(name)), source = source)
+}
+manifest <- list(
+  rVersion = paste(R.version$major, R.version$minor, sep = "."),
+  declared = declared,
+  packages = c(
+    lapply(sort(declared), entry, source = "packages.R"),
+    lapply(sort(setdiff(base_pkgs, declared)), entry, source = "base")
+  )
+)
+writeLines(jsonlite::toJSON(manifest, auto_unbox = TRUE, pretty = TRUE), args[[2]])
