@@ -35,6 +35,12 @@ const ENV_SCHEMA = {
   JUBE_R_LAMBDA_ENDPOINT: z.url().optional(),
   /** Lambda client request timeout; must exceed the execute function's own timeout. */
   JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS: int(1000, 900_000).optional(),
+  /** Data pointers: a local directory (<dir>/<tenant>/<pointer>.csv) or, in AWS, an S3 bucket. */
+  JUBE_R_DATA_DIR: z.string().min(1).default('.jube-data'),
+  JUBE_R_DATA_BUCKET: z.string().min(3).optional(),
+  JUBE_R_PRESIGN_TTL_SECONDS: int(10, 3600).default(120),
+  JUBE_R_MAX_DATAFRAME_BYTES: int(1024, 2 * 1024 * 1024 * 1024).default(50 * 1024 * 1024),
+  JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES: int(1024, 8 * 1024 * 1024 * 1024).default(200 * 1024 * 1024),
 } as const;
 
 const ServiceConfigEnvSchema = z.object(ENV_SCHEMA);
@@ -63,6 +69,13 @@ export interface ServiceConfig {
   readonly lambdaEndpoint: string | undefined;
   /** Defaults to (max script time + grace + 10 s of overhead), so it outlives the execute function. */
   readonly lambdaClientTimeoutMs: number;
+  readonly data: {
+    readonly dir: string;
+    readonly bucket: string | undefined;
+    readonly presignTtlSeconds: number;
+    readonly maxDataframeBytes: number;
+    readonly maxTotalBytes: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -108,6 +121,13 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     lambdaEndpoint: e.JUBE_R_LAMBDA_ENDPOINT,
     lambdaClientTimeoutMs:
       e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ?? (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX + e.JUBE_R_KILL_GRACE_SECONDS + 10) * 1000,
+    data: {
+      dir: e.JUBE_R_DATA_DIR,
+      bucket: e.JUBE_R_DATA_BUCKET,
+      presignTtlSeconds: e.JUBE_R_PRESIGN_TTL_SECONDS,
+      maxDataframeBytes: e.JUBE_R_MAX_DATAFRAME_BYTES,
+      maxTotalBytes: e.JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES,
+    },
   };
 }
 

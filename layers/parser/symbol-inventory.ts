@@ -1,0 +1,46 @@
+/**
+ * The symbols tree-sitter sees in a script, for the cross-check against R's own parser
+ * (DESIGN.md section 3, layer 4): the R runner lists the symbol tokens of getParseData()
+ * (SYMBOL, SYMBOL_FUNCTION_CALL, SYMBOL_SUB, SYMBOL_FORMALS, SYMBOL_PACKAGE, SLOT) and rejects the
+ * script with PARSER_DISAGREEMENT when the two sorted lists differ. A script the two parsers read
+ * differently is exactly where a static check on one of them can be fooled.
+ */
+import type { Parser } from 'web-tree-sitter';
+
+/** Backquotes are quoting, not part of the name; `...` and `..1` are not looked up by name. */
+export function normalizeSymbol(text: string): string | undefined {
+  const name = text.length >= 2 && text.startsWith('`') && text.endsWith('`') ? text.slice(1, -1) : text;
+  return name === '...' || /^\.\.\d+$/.test(name) ? undefined : name;
+}
+
+/** Sorted (with repeats) symbol names, or undefined when tree-sitter reports a syntax error. */
+export function treeSitterSymbols(parser: Parser, script: string): string[] | undefined {
+  const tree = parser.parse(script);
+  if (!tree) return undefined;
+  try {
+    if (tree.rootNode.hasError) return undefined;
+    const names: string[] = [];
+    const cursor = tree.walk();
+    try {
+      let descending = true;
+      for (;;) {
+        if (descending && cursor.nodeType === 'identifier') {
+          const name = normalizeSymbol(cursor.nodeText);
+          if (name !== undefined) names.push(name);
+        }
+        if (descending && cursor.gotoFirstChild()) continue;
+        if (cursor.gotoNextSibling()) {
+          descending = true;
+          continue;
+        }
+        if (!cursor.gotoParent()) break;
+        descending = false;
+      }
+    } finally {
+      cursor.delete();
+    }
+    return names.sort();
+  } finally {
+    tree.delete();
+  }
+}
