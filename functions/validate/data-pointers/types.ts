@@ -1,0 +1,24 @@
+/**
+ * Data pointers: how a caller names a table it wants bound as a dataframe. A pointer resolves
+ * only inside the caller's tenant; every way of not resolving is one indistinguishable outcome.
+ */
+import { z } from 'zod';
+import { RNameSchema, type ResolvedDataframe } from '../../../layers/contract/execute.ts';
+
+/** The /execute body's view: the pointer is only a bounded string here, so a malformed one gets
+ * the same generic DATA_POINTER_UNRESOLVED as a missing one instead of a distinguishable 400. */
+export const DataframeRequestSchema = z.strictObject({
+  name: RNameSchema,
+  dataPointer: z.string().max(4096),
+});
+export type DataframeRequest = z.infer<typeof DataframeRequestSchema>;
+
+export type ResolveOutcome =
+  | { readonly ok: true; readonly dataframes: readonly ResolvedDataframe[] }
+  /** Deliberately carries no reason: unresolved is unresolved, whoever asks. */
+  | { readonly ok: false; readonly code: 'DATA_POINTER_UNRESOLVED' }
+  | { readonly ok: false; readonly code: 'DATAFRAME_TOO_LARGE'; readonly message: string };
+
+export interface DataPointerResolver {
+  resolve(tenant: string, requests: readonly DataframeRequest[]): Promise<ResolveOutcome>;
+}
