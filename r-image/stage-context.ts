@@ -2,11 +2,76 @@
  * Stages the r-image build context: the Dockerfile sits plainly at r-image/ (so `sam build` and
  * CDK's image asset find it), and everything else the image needs from the repository (bundled
  * execute handler, rules, grammar, packages.R, runner) is copied into r-image/staged/.
- * PLACEHOLDER until the image issue lands; the signature is the contract.
+ * Synchronous because the CDK stack calls it while synthesizing.
+ *
+ * staged/
+ *   packages.R, write-manifest.R   build-time inputs (R packages to install, manifest writer)
+ *   app/                           copied to /app as is
+ *     handler.mjs                  functions/execute/handler.ts bundled (export `handler`)
+ *     rules/sandbox-rules.json     the sandbox rules (JUBE_R_RULES_FILE)
+ *     wasm/*.wasm                  tree-sitter runtime and R grammar (JUBE_R_*_WASM)
+ *     runner/                      the R runner (JUBE_R_RUNNER_SCRIPT)
  */
+import { buildSync } from 'esbuild';
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+const imageDir = fileURLToPath(new URL('.', import.meta.url));
+const repoRoot = join(imageDir, '..');
+
+/** Repository file -> path under staged/. */
+const COPIES: ReadonlyArray<readonly [string, string]> = [
+  ['packages.R', 'packages.R'],
+  ['scripts/write-manifest.R', 'write-manifest.R'],
+  ['layers/rules/sandbox-rules.json', 'app/rules/sandbox-rules.json'],
+  ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'app/wasm/web-tree-sitter.wasm'],
+  ['node_modules/@davisvaughan/tree-sitter-r/tree-sitter-r.wasm', 'app/wasm/tree-sitter-r.wasm'],
+  ['r-image/runner', 'app/runner'],
+];
+
+// esbuild's ESM output has no `require`; bundled CommonJS dependencies need one.
+const REQUIRE_BANNER = "import { createRequire as __jubeCreateRequire } from 'node:module';\n" +
+  'const require = __jubeCreateRequire(import.meta.url);';
 
 /** Returns the asset directory (r-image/) after staging. */
 export function stageImageContext(): string {
-  return fileURLToPath(new URL('.', import.meta.url));
+  const staged = join(imageDir, 'staged');
+  rmSync(staged, { recursive: true, force: true });
+  mkdirSync(join(staged, 'app'), { recursive: true });
+
+  for (const [from, to] of COPIES) {
+    const source = join(repoRoot, from);
+    if (!existsSync(source)) throw new Error(`image staging: ${from} is missing`);
+    mkdirSync(dirname(join(staged, to)), { recursive: true });
+    cpSync(source, join(staged, to), { recursive: true });
+  }
+
+  buildSync({
+    entryPoints: [join(repoRoot, 'functions/execute/handler.ts')],
+    outfile: join(staged, 'app/handler.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    banner: { js: REQUIRE_BANNER },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+
+  normalizeModes(staged);
+  return imageDir;
+}
+
+/**
+ * COPY keeps the context's modes; a checkout's umask must not decide what the image's user may
+ * write. Everything becomes 0644 (files) / 0755 (directories); the image makes it root-owned.
+ */
+function normalizeModes(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir)) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) normalizeModes(path);
+    else chmodSync(path, 0o644);
+  }
 }

@@ -1,8 +1,35 @@
+/**
+ * `jube-r validate FILE|-`: prints the ValidationResult JSON; exit 0 valid, 1 invalid,
+ * 2 usage error (no file, an unreadable file, extra arguments).
+ */
+import { readFile } from 'node:fs/promises';
+import { loadValidator } from '../validate/core/validator.ts';
 import type { Command } from './main.ts';
 
-// Placeholder until the validate command lands.
-const command: Command = async () => {
-  process.stderr.write('jube-r validate: not implemented yet\n');
-  return 2;
+const USAGE = 'usage: jube-r validate FILE|-   (- reads the script from stdin)';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const command: Command = async (args) => {
+  if (args.length !== 1 || args[0] === undefined || args[0] === '') {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const source = args[0];
+  let script: string;
+  try {
+    script = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+  } catch (cause) {
+    process.stderr.write(`jube-r validate: cannot read ${source}: ${cause instanceof Error ? cause.message : String(cause)}\n`);
+    return 2;
+  }
+  const validate = await loadValidator();
+  const result = validate(script);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  return result.valid ? 0 : 1;
 };
 export default command;

@@ -22,3 +22,19 @@ export type ResolveOutcome =
 export interface DataPointerResolver {
   resolve(tenant: string, requests: readonly DataframeRequest[]): Promise<ResolveOutcome>;
 }
+
+/** One pointer found in a store: where the execute function fetches it from, and its stored size. */
+export interface LocatedTable {
+  readonly source: ResolvedDataframe['source'];
+  readonly bytes: number;
+}
+
+/**
+ * A backing store (local directory, S3 bucket). `locate` is only called with a tenant and pointer
+ * that already passed the syntax checks in pointer.ts; it answers `undefined` for every kind of
+ * "not there" and never throws for one.
+ */
+export interface PointerStore {
+  readonly kind: 'local' | 's3';
+  locate(tenant: string, pointer: string): Promise<LocatedTable | undefined>;
+}

@@ -1,0 +1,153 @@
+/**
+ * Stream-and-cap: the handler never holds more of a script's output than the caps allow, however
+ * much the script prints. Pure logic; the caller feeds chunks.
+ */
+
+/** The longest prefix of `buf` (at most `maxBytes`) that does not split a UTF-8 character. */
+export function utf8Prefix(buf: Buffer, maxBytes: number): Buffer {
+  if (buf.length <= maxBytes) return buf;
+  let end = Math.max(0, maxBytes);
+  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+  while (end > 0 && end < buf.length && (buf[end]! & 0xc0) === 0x80) end -= 1;
+  return buf.subarray(0, end);
+}
+
+/** Drops a trailing, cut-off UTF-8 character (the cap fell inside it). */
+export function trimIncompleteUtf8(buf: Buffer): Buffer {
+  for (let back = 1; back <= Math.min(4, buf.length); back += 1) {
+    const byte = buf[buf.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? buf.subarray(0, buf.length - back) : buf;
+  }
+  return buf;
+}
+
+export interface Capped<T> {
+  readonly value: T;
+  readonly truncated: boolean;
+}
+
+export function capText(text: string, maxBytes: number): Capped<string> {
+  const buf = Buffer.from(text, 'utf8');
+  if (buf.length <= maxBytes) return { value: text, truncated: false };
+  return { value: utf8Prefix(buf, maxBytes).toString('utf8'), truncated: true };
+}
+
+/** Keeps warnings in order while both the count and the total byte size stay within the caps. */
+export function capWarnings(warnings: readonly string[], maxCount: number, maxBytes: number): Capped<string[]> {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const warning of warnings) {
+    const size = Buffer.byteLength(warning, 'utf8');
+    if (kept.length >= maxCount || bytes + size > maxBytes) return { value: kept, truncated: true };
+    kept.push(warning);
+    bytes += size;
+  }
+  return { value: kept, truncated: false };
+}
+
+export const RESULT_START = '<<<JUBE_RESULT_START>>>';
+export const RESULT_END = '<<<JUBE_RESULT_END>>>';
+
+export type ResultExtraction =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'ok'; readonly value: unknown }
+  | { readonly kind: 'invalid'; readonly warning: string };
+
+/**
+ * Consumes a byte stream once: keeps its first `consoleBytes` bytes, and finds the structured
+ * result between the markers anywhere in the stream (past the console cap too), holding at most
+ * `resultBytes` of it. The last complete marker pair wins.
+ */
+export class ConsoleCapture {
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
+  private totalBytes = 0;
+  /** Bytes as latin1 text (one char per byte), so marker search and byte counts agree. */
+  private carry = '';
+  private inside = false;
+  private current: string[] = [];
+  private currentBytes = 0;
+  private currentOverflow = false;
+  private last: { text: string; overflow: boolean } | undefined;
+
+  constructor(
+    private readonly consoleBytes: number,
+    private readonly resultBytes: number,
+  ) {}
+
+  push(chunk: Buffer): void {
+    this.totalBytes += chunk.length;
+    if (this.headBytes < this.consoleBytes) {
+      const room = this.consoleBytes - this.headBytes;
+      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+      this.head.push(Buffer.from(part));
+      this.headBytes += part.length;
+    }
+    this.scan(chunk.toString('latin1'));
+  }
+
+  private scan(text: string): void {
+    let s = this.carry + text;
+    for (;;) {
+      const marker = this.inside ? RESULT_END : RESULT_START;
+      const at = s.indexOf(marker);
+      if (at < 0) {
+        // Keep a possible marker prefix for the next chunk; the rest is settled.
+        const keep = Math.min(s.length, marker.length - 1);
+        if (this.inside) this.collect(s.slice(0, s.length - keep));
+        this.carry = s.slice(s.length - keep);
+        return;
+      }
+      if (this.inside) {
+        this.collect(s.slice(0, at));
+        this.last = { text: this.current.join(''), overflow: this.currentOverflow };
+        this.inside = false;
+      } else {
+        this.inside = true;
+        this.current = [];
+        this.currentBytes = 0;
+        this.currentOverflow = false;
+      }
+      s = s.slice(at + marker.length);
+    }
+  }
+
+  private collect(part: string): void {
+    if (part.length === 0 || this.currentOverflow) return;
+    if (this.currentBytes + part.length > this.resultBytes) {
+      this.currentOverflow = true;
+      this.current = [];
+      return;
+    }
+    this.current.push(part);
+    this.currentBytes += part.length;
+  }
+
+  get truncated(): boolean {
+    return this.totalBytes > this.headBytes;
+  }
+
+  get bytesSeen(): number {
+    return this.totalBytes;
+  }
+
+  consoleText(): string {
+    const all = Buffer.concat(this.head);
+    return (this.truncated ? trimIncompleteUtf8(all) : all).toString('utf8');
+  }
+
+  result(): ResultExtraction & { readonly overflow?: boolean } {
+    if (!this.last) return { kind: 'none' };
+    if (this.last.overflow) {
+      return { kind: 'invalid', warning: `the structured result exceeded ${this.resultBytes} bytes and was dropped`, overflow: true };
+    }
+    const text = Buffer.from(this.last.text, 'latin1').toString('utf8');
+    try {
+      return { kind: 'ok', value: JSON.parse(text) as unknown };
+    } catch (error) {
+      return { kind: 'invalid', warning: `the text between the result markers is not valid JSON: ${(error as Error).message}` };
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The Rscript environment, built from an allow-list rather than filtered from the handler's:
+ * whatever the handler inherited (AWS credentials, AWS_LAMBDA_RUNTIME_API, a caller's secret)
+ * never reaches the script. HOME and TMPDIR point inside the private workdir; no user or site
+ * Renviron/Rprofile runs (Rscript --vanilla, and these point at an empty file).
+ */
+import type { WorkdirLayout } from './workdir.ts';
+
+const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export function buildChildEnv(
+  layout: WorkdirLayout,
+  options: { readonly path?: string | undefined; readonly rLibs?: string | undefined },
+): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: options.path && options.path.length > 0 ? options.path : FALLBACK_PATH,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    // Without TZ, R asks timedatectl (a process) for the zone.
+    TZ: 'UTC',
+    HOME: layout.home,
+    TMPDIR: layout.tmp,
+    R_LIBS_USER: layout.noLibrary,
+    R_ENVIRON: layout.emptyFile,
+    R_ENVIRON_USER: layout.emptyFile,
+    R_PROFILE: layout.emptyFile,
+    R_PROFILE_USER: layout.emptyFile,
+  };
+  if (options.rLibs) {
+    env['R_LIBS'] = options.rLibs;
+    env['R_LIBS_SITE'] = options.rLibs;
+  }
+  return env;
+}

@@ -1,0 +1,76 @@
+/**
+ * The Rscript runs as the leader of its own process group (spawned detached); everything it
+ * forks inherits the group. After every run the handler kills the whole group and then checks,
+ * by scanning /proc, that no member survived.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Parses /proc/<pid>/stat: the fields after the last ')' (the command name may hold anything). */
+export function parseProcStat(text: string): { state: string; ppid: number; pgid: number } | undefined {
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  const [state, ppid, pgid] = [fields[0], Number(fields[1]), Number(fields[2])];
+  if (state === undefined || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
+  return { state, ppid, pgid };
+}
+
+/** Live (non-zombie) pids whose process group is `pgid`. */
+export async function groupMembers(pgid: number): Promise<number[]> {
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  await Promise.all(
+    entries
+      .filter((e) => /^\d+$/.test(e))
+      .map(async (e) => {
+        try {
+          const stat = parseProcStat(await readFile(`/proc/${e}/stat`, 'utf8'));
+          if (stat && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X') members.push(Number(e));
+        } catch {
+          // The process ended between readdir and readFile.
+        }
+      }),
+  );
+  return members.sort((a, b) => a - b);
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false; // ESRCH: the group is already empty
+  }
+}
+
+export interface GroupKillReport {
+  readonly pgid: number;
+  /** Members alive before the kill (the runner itself if it was still running, forks). */
+  readonly killed: readonly number[];
+  /** Members still alive afterwards; anything here is a containment failure and is logged. */
+  readonly survivors: readonly number[];
+}
+
+/** SIGTERM the group, SIGKILL whatever is left after `termGraceMs`, then verify it is empty. */
+export async function killProcessGroup(pgid: number, termGraceMs = 200): Promise<GroupKillReport> {
+  const before = await groupMembers(pgid);
+  if (before.length > 0 && signalGroup(pgid, 'SIGTERM')) {
+    const until = Date.now() + termGraceMs;
+    while (Date.now() < until && (await groupMembers(pgid)).length > 0) await sleep(20);
+  }
+  signalGroup(pgid, 'SIGKILL');
+  let survivors = await groupMembers(pgid);
+  // SIGKILL is not instant for a process in uninterruptible sleep; give the kernel a moment.
+  for (let i = 0; i < 50 && survivors.length > 0; i += 1) {
+    await sleep(20);
+    signalGroup(pgid, 'SIGKILL');
+    survivors = await groupMembers(pgid);
+  }
+  return { pgid, killed: before, survivors };
+}

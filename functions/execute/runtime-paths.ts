@@ -1,0 +1,61 @@
+/**
+ * Where the execute handler finds its tools, from the environment (the image's Dockerfile sets
+ * these; locally the defaults find host R and the repo's runner):
+ *
+ * - JUBE_R_RSCRIPT        the Rscript binary (default `Rscript` on PATH)
+ * - JUBE_R_RUNNER_SCRIPT  the R runner (default: `runner/runner.R` beside the bundle, else the
+ *                         repo's r-image/runner/runner.R)
+ * - JUBE_R_RULES_FILE     the sandbox rules (layers/rules/rules.ts decides the default)
+ * - JUBE_R_TMP_ROOT       where per-invocation workdirs are created (default os.tmpdir())
+ * - JUBE_R_PRLIMIT        util-linux prlimit (default `prlimit`; `none` disables rlimits, tests only)
+ * - JUBE_R_SANDBOX        `auto` (bubblewrap when it works here), `bwrap` (required) or `none`
+ * - JUBE_R_LIBS           pin R_LIBS/R_LIBS_SITE to this library path list (default: R's own
+ *                         site libraries from R_HOME/etc/Renviron, i.e. what the image installed)
+ */
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rulesFilePath } from '../../layers/rules/rules.ts';
+
+export type SandboxMode = 'auto' | 'bwrap' | 'none';
+
+export interface RuntimePaths {
+  readonly rscript: string;
+  readonly runnerScript: string;
+  readonly rulesFile: string;
+  readonly tmpRoot: string;
+  /** undefined: run without rlimits (never in the image). */
+  readonly prlimit: string | undefined;
+  readonly sandbox: SandboxMode;
+  readonly rLibs: string | undefined;
+}
+
+export class RuntimePathsError extends Error {
+  override readonly name = 'RuntimePathsError';
+}
+
+function defaultRunnerScript(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const beside = join(here, 'runner', 'runner.R');
+  if (existsSync(beside)) return beside;
+  return join(here, '..', '..', 'r-image', 'runner', 'runner.R');
+}
+
+export function readRuntimePaths(env: NodeJS.ProcessEnv = process.env): RuntimePaths {
+  const pick = (key: string): string | undefined => (env[key] === '' ? undefined : env[key]);
+  const sandbox = pick('JUBE_R_SANDBOX') ?? 'auto';
+  if (sandbox !== 'auto' && sandbox !== 'bwrap' && sandbox !== 'none') {
+    throw new RuntimePathsError(`JUBE_R_SANDBOX must be auto, bwrap or none, not ${JSON.stringify(sandbox)}`);
+  }
+  const prlimit = pick('JUBE_R_PRLIMIT') ?? 'prlimit';
+  return {
+    rscript: pick('JUBE_R_RSCRIPT') ?? 'Rscript',
+    runnerScript: pick('JUBE_R_RUNNER_SCRIPT') ?? defaultRunnerScript(),
+    rulesFile: rulesFilePath(),
+    tmpRoot: pick('JUBE_R_TMP_ROOT') ?? tmpdir(),
+    prlimit: prlimit === 'none' ? undefined : prlimit,
+    sandbox,
+    rLibs: pick('JUBE_R_LIBS'),
+  };
+}

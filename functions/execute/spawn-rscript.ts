@@ -1,0 +1,57 @@
+/**
+ * Starts exactly one Rscript for an invocation: `prlimit <limits> -- [bwrap <binds> --] Rscript
+ * --vanilla runner.R RULES WORKDIR`, detached (its own process group and session), with the
+ * allow-listed environment, the nonce written to stdin and stdin closed.
+ */
+import { execa } from 'execa';
+import type { ServiceConfig } from '../../layers/config/service-config.ts';
+import type { RuntimePaths } from './runtime-paths.ts';
+import { bwrapArgs, type ActiveSandbox } from './sandbox.ts';
+import type { WorkdirLayout } from './workdir.ts';
+
+export function prlimitArgs(rlimits: ServiceConfig['rlimits']): string[] {
+  return [
+    `--as=${rlimits.addressSpaceBytes}`,
+    `--fsize=${rlimits.fileSizeBytes}`,
+    `--nofile=${rlimits.openFiles}`,
+    `--nproc=${rlimits.processes}`,
+    '--core=0',
+  ];
+}
+
+/** The full command line, pure so it can be asserted. */
+export function rscriptCommand(
+  paths: RuntimePaths,
+  rlimits: ServiceConfig['rlimits'],
+  sandbox: ActiveSandbox,
+  layout: WorkdirLayout,
+): { file: string; args: string[] } {
+  let command = [paths.rscript, '--vanilla', paths.runnerScript, paths.rulesFile, layout.root];
+  if (sandbox.kind === 'bwrap') {
+    command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles: [paths.runnerScript, paths.rulesFile] }), '--', ...command];
+  }
+  if (paths.prlimit) command = [paths.prlimit, ...prlimitArgs(rlimits), '--', ...command];
+  const [file, ...args] = command;
+  return { file: file!, args };
+}
+
+export function spawnRscript(
+  command: { file: string; args: string[] },
+  layout: WorkdirLayout,
+  env: Record<string, string>,
+  nonce: string,
+) {
+  return execa(command.file, command.args, {
+    cwd: layout.root,
+    env,
+    extendEnv: false,
+    detached: true,
+    buffer: false,
+    reject: false,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    input: `${nonce}\n`,
+  });
+}
+
+export type RscriptProcess = ReturnType<typeof spawnRscript>;

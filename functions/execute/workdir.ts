@@ -1,0 +1,71 @@
+/**
+ * The private per-invocation workdir (mode 0700) under the temp root: the script and its inputs
+ * as files, HOME and TMPDIR for R, and the envelope the runner writes back. Removed in `finally`
+ * by the handler, whatever happened, so a warm container carries nothing to the next call.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface WorkdirLayout {
+  readonly root: string;
+  readonly script: string;
+  readonly input: string;
+  readonly envelope: string;
+  readonly dataDir: string;
+  readonly home: string;
+  readonly tmp: string;
+  /** Never created: R_LIBS_USER points here so no user library is searched. */
+  readonly noLibrary: string;
+  /** An empty file for R_ENVIRON / R_PROFILE. */
+  readonly emptyFile: string;
+}
+
+/** What the runner reads from input.json (the shape r-image/runner/runner.R expects). */
+export interface RunnerInput {
+  readonly timeoutSeconds: number;
+  readonly allowedPackages: readonly string[];
+  /** null when tree-sitter found a syntax error. */
+  readonly treeSitterSymbols: readonly string[] | null;
+  readonly variables: readonly { readonly name: string; readonly value: unknown }[];
+  readonly dataframes: readonly { readonly name: string; readonly file: string }[];
+  readonly caps: { readonly errorBytes: number; readonly warnings: number; readonly warningBytes: number };
+}
+
+export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {
+  const root = await mkdtemp(join(tmpRoot, 'jube-r-'));
+  const layout: WorkdirLayout = {
+    root,
+    script: join(root, 'script.R'),
+    input: join(root, 'input.json'),
+    envelope: join(root, 'envelope.json'),
+    dataDir: join(root, 'data'),
+    home: join(root, 'home'),
+    tmp: join(root, 'tmp'),
+    noLibrary: join(root, 'no-user-library'),
+    emptyFile: join(root, 'empty'),
+  };
+  try {
+    // mkdtemp already creates 0700; the subdirectories follow suit.
+    await Promise.all([
+      mkdir(layout.home, { mode: 0o700 }),
+      mkdir(layout.tmp, { mode: 0o700 }),
+      mkdir(layout.dataDir, { mode: 0o700 }),
+      writeFile(layout.emptyFile, '', { mode: 0o600 }),
+    ]);
+  } catch (error) {
+    await removeWorkdir(layout);
+    throw error;
+  }
+  return layout;
+}
+
+export async function writeInputs(layout: WorkdirLayout, script: string, input: RunnerInput): Promise<void> {
+  await Promise.all([
+    writeFile(layout.script, script, { mode: 0o600 }),
+    writeFile(layout.input, JSON.stringify(input), { mode: 0o600 }),
+  ]);
+}
+
+export async function removeWorkdir(layout: WorkdirLayout): Promise<void> {
+  await rm(layout.root, { recursive: true, force: true, maxRetries: 3 });
+}

@@ -1,0 +1,84 @@
+/**
+ * The local API: plain HTTP in, API Gateway REST proxy events through the validate handler,
+ * its results back out. At most maxRequestBodyBytes + 1 bytes of a body are read, enough for
+ * the handler to see an oversized body and answer 413 itself, as it does behind API Gateway.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiHandler } from '../validate/handler.ts';
+import { errorResponse } from '../validate/http/error-response.ts';
+import { lambdaContext, toHttpBody, toHttpHeaders, toProxyEvent } from './api-gateway-event.ts';
+import { readBody } from './read-body.ts';
+
+export interface ApiServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly handler: ApiHandler;
+  readonly maxRequestBodyBytes: number;
+  /** The validate function's timeout, for the handler's context. */
+  readonly functionTimeoutMs: number;
+}
+
+export interface ApiServer {
+  readonly url: string;
+  readonly port: number;
+  inflight(): number;
+  close(): Promise<void>;
+}
+
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  let inflight = 0;
+
+  const serve = async (request: IncomingMessage, response: ServerResponse) => {
+    const requestId = randomUUID();
+    const { body, overflow } = await readBody(request, options.maxRequestBodyBytes + 1);
+    const event = toProxyEvent({
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      rawHeaders: request.rawHeaders,
+      body,
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      requestId,
+      now: Date.now(),
+    });
+    let result;
+    try {
+      result = await options.handler(event, lambdaContext('jube-r-validate', requestId, options.functionTimeoutMs));
+    } catch (error) {
+      result = errorResponse(error, requestId);
+    }
+    const headers: Record<string, string | string[]> = { ...toHttpHeaders(result), 'x-amzn-RequestId': requestId };
+    // The unread rest of an oversized body is not drained; the connection ends with this answer.
+    if (overflow) headers['Connection'] = 'close';
+    response.writeHead(result.statusCode, headers);
+    response.end(toHttpBody(result));
+  };
+
+  const server: Server = createServer((request, response) => {
+    inflight += 1;
+    response.once('close', () => (inflight -= 1));
+    serve(request, response).catch(() => {
+      if (!response.headersSent) {
+        const result = errorResponse(new Error('local server failure'), 'unknown');
+        response.writeHead(result.statusCode, toHttpHeaders(result));
+        response.end(toHttpBody(result));
+      } else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    port,
+    inflight: () => inflight,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * A small Lambda Runtime API (2018-06-01) emulator: what a container image's runtime interface
+ * client talks to through AWS_LAMBDA_RUNTIME_API. One emulator is one execution environment:
+ * invocations are delivered one at a time, in order, to `GET .../invocation/next` (a long poll),
+ * and settle when the runtime posts `.../response` or `.../error`, when the function's timeout
+ * passes, or when the runtime reports `/init/error`.
+ *
+ * Used by the image tests and by the local stack's container runtime (JUBE_R_EXECUTE_RUNTIME=container).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { InvokeOutcome } from './execute-runtime.ts';
+
+const API = '/2018-06-01/runtime';
+/** Lambda's synchronous response payload limit. */
+export const MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
+
+export type EmulatorListen = { readonly path: string } | { readonly host: string; readonly port: number };
+
+export interface EmulatorOptions {
+  readonly listen: EmulatorListen;
+  readonly functionArn?: string;
+}
+
+export interface EmulatedInvocation {
+  readonly requestId: string;
+  /** The function's timeout; the clock starts when the runtime receives the event, as in Lambda. */
+  readonly timeoutMs: number;
+}
+
+export interface RuntimeApiEmulator {
+  /** `host:port` for TCP, the socket path for a unix socket. */
+  readonly address: string;
+  invoke(payload: unknown, invocation: EmulatedInvocation): Promise<InvokeOutcome>;
+  /** The runtime's /init/error report, if any. */
+  readonly initError: () => InvokeOutcome | undefined;
+  /** Settles every queued or running invocation with this outcome (e.g. the runtime died). */
+  failAll(errorType: string, errorMessage: string): void;
+  close(): Promise<void>;
+}
+
+interface Pending {
+  readonly requestId: string;
+  readonly timeoutMs: number;
+  readonly body: string;
+  readonly settle: (outcome: InvokeOutcome) => void;
+  timer?: NodeJS.Timeout;
+}
+
+export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise<RuntimeApiEmulator> {
+  const functionArn = options.functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:jube-r-execute';
+  const queue: Pending[] = [];
+  const running = new Map<string, Pending>();
+  const pollers: ServerResponse[] = [];
+  let initError: InvokeOutcome | undefined;
+
+  const settle = (pending: Pending, outcome: InvokeOutcome): void => {
+    clearTimeout(pending.timer);
+    running.delete(pending.requestId);
+    const queued = queue.indexOf(pending);
+    if (queued >= 0) queue.splice(queued, 1);
+    pending.settle(outcome);
+  };
+
+  const deliver = (): void => {
+    while (queue.length > 0 && pollers.length > 0) {
+      const res = pollers.shift()!;
+      if (res.destroyed) continue;
+      const pending = queue.shift()!;
+      running.set(pending.requestId, pending);
+      const deadline = Date.now() + pending.timeoutMs;
+      pending.timer = setTimeout(
+        () =>
+          settle(pending, {
+            ok: false,
+            errorType: 'Sandbox.Timedout',
+            errorMessage: `Task timed out after ${(pending.timeoutMs / 1000).toFixed(2)} seconds`,
+          }),
+        pending.timeoutMs,
+      );
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Lambda-Runtime-Aws-Request-Id': pending.requestId,
+        'Lambda-Runtime-Deadline-Ms': String(deadline),
+        'Lambda-Runtime-Invoked-Function-Arn': functionArn,
+        'Lambda-Runtime-Trace-Id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`,
+      });
+      res.end(pending.body);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    void route(req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, { errorType: 'EmulatorError', errorMessage: String(error) });
+    });
+  });
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://runtime');
+    const path = url.pathname;
+    if (req.method === 'GET' && path === `${API}/invocation/next`) {
+      pollers.push(res);
+      res.on('close', () => {
+        const index = pollers.indexOf(res);
+        if (index >= 0) pollers.splice(index, 1);
+      });
+      deliver();
+      return;
+    }
+    const body = await readBody(req);
+    if (req.method === 'POST' && path === `${API}/init/error`) {
+      initError = functionError(req, body, 'Runtime.InitError');
+      for (const pending of [...queue, ...running.values()]) settle(pending, initError);
+      reply(res, 202, { status: 'OK' });
+      return;
+    }
+    const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(path);
+    if (req.method !== 'POST' || !match) {
+      reply(res, 404, { errorType: 'NotFound', errorMessage: `no route ${req.method} ${path}` });
+      return;
+    }
+    const pending = running.get(decodeURIComponent(match[1]!));
+    if (!pending) {
+      reply(res, 400, { errorType: 'InvalidRequestID', errorMessage: 'unknown or already settled request id' });
+      return;
+    }
+    if (match[2] === 'error') {
+      settle(pending, functionError(req, body, 'Unhandled'));
+    } else if (body.length > MAX_RESPONSE_BYTES) {
+      settle(pending, {
+        ok: false,
+        errorType: 'Function.ResponseSizeTooLarge',
+        errorMessage: `Response payload size (${body.length} bytes) exceeded maximum allowed payload size (${MAX_RESPONSE_BYTES} bytes).`,
+      });
+      reply(res, 413, { errorType: 'RequestEntityTooLarge', errorMessage: 'response too large' });
+      return;
+    } else {
+      settle(pending, { ok: true, payload: body.length === 0 ? null : JSON.parse(body.toString('utf8')) });
+    }
+    reply(res, 202, { status: 'OK' });
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if ('path' in options.listen) server.listen(options.listen.path, resolve);
+    else server.listen(options.listen.port, options.listen.host, resolve);
+  });
+  const bound = server.address();
+  const address =
+    typeof bound === 'string' ? bound : `${(bound as AddressInfo).address}:${(bound as AddressInfo).port}`;
+
+  return {
+    address,
+    invoke: (payload, invocation) =>
+      new Promise<InvokeOutcome>((resolve) => {
+        if (initError) return resolve(initError);
+        queue.push({
+          requestId: invocation.requestId,
+          timeoutMs: invocation.timeoutMs,
+          body: JSON.stringify(payload),
+          settle: resolve,
+        });
+        deliver();
+      }),
+    initError: () => initError,
+    failAll: (errorType, errorMessage) => {
+      for (const pending of [...queue, ...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of pollers.splice(0)) res.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function functionError(req: IncomingMessage, body: Buffer, fallbackType: string): InvokeOutcome {
+  let parsed: { errorType?: unknown; errorMessage?: unknown } = {};
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
+  } catch {
+    // The runtime may post a non-JSON body; the header still names the type.
+  }
+  const header = req.headers['lambda-runtime-function-error-type'];
+  return {
+    ok: false,
+    errorType: typeof parsed.errorType === 'string' ? parsed.errorType : (typeof header === 'string' ? header : fallbackType),
+    errorMessage: typeof parsed.errorMessage === 'string' ? parsed.errorMessage : body.toString('utf8'),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,120 @@
+/**
+ * The whole service on one machine: the API server (validate handler) and, unless
+ * JUBE_R_LAMBDA_ENDPOINT points elsewhere (e.g. `sam local start-lambda`), a local Lambda Invoke
+ * endpoint running the execute handler. The validate handler is wired to that endpoint by
+ * configuration alone, exactly as it would be to SAM or to AWS.
+ */
+import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import { createApi } from '../validate/handler.ts';
+import { sandboxFromEnv } from '../validate/routes/health.ts';
+import type { SandboxStatus } from '../validate/routes/schemas.ts';
+import { startApiServer, type ApiServer } from './api-server.ts';
+import { createExecuteRuntime, type ExecuteRuntime } from './execute-runtime.ts';
+import { startLambdaEndpoint, type LambdaEndpoint } from './lambda-endpoint.ts';
+
+export interface LocalStackOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Port of the local Lambda endpoint; 0 picks a free one. */
+  readonly lambdaPort: number;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export interface LocalStack {
+  readonly url: string;
+  /** The Lambda endpoint the validate handler invokes (local or external). */
+  readonly lambdaEndpoint: string;
+  readonly localLambda: boolean;
+  readonly runtimeKind: ExecuteRuntime['kind'] | undefined;
+  readonly config: ServiceConfig;
+  /** Loads the validator and the execute handler in the background. */
+  warm(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** How long the local execute "function" may run: the script maximum, the kill grace and overhead. */
+export const functionTimeoutMs = (config: ServiceConfig): number =>
+  (config.scriptTimeoutSecondsMax + config.killGraceSeconds + 5) * 1000;
+
+/** The execute side's own report of its layers (imported late: it brings execa). */
+async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
+  const [{ readRuntimePaths }, { activeSandboxLayers }] = await Promise.all([
+    import('../execute/runtime-paths.ts'),
+    import('../execute/sandbox.ts'),
+  ]);
+  return activeSandboxLayers(readRuntimePaths(env));
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const baseConfig = readServiceConfig(options.env);
+  let runtime: ExecuteRuntime | undefined;
+  let lambda: LambdaEndpoint | undefined;
+  let api: ApiServer | undefined;
+  let sandbox: () => Promise<SandboxStatus>;
+
+  try {
+    if (baseConfig.lambdaEndpoint === undefined) {
+      runtime = await createExecuteRuntime(options.env, baseConfig.executeFunctionName);
+      lambda = await startLambdaEndpoint({
+        host: '127.0.0.1',
+        port: options.lambdaPort,
+        functionName: baseConfig.executeFunctionName,
+        runtime,
+        maxInflight: baseConfig.maxInflightExecute,
+        functionTimeoutMs: functionTimeoutMs(baseConfig),
+      });
+    }
+    const config: ServiceConfig = { ...baseConfig, lambdaEndpoint: baseConfig.lambdaEndpoint ?? lambda!.url };
+
+    const configured = sandboxFromEnv(options.env);
+    const kind = runtime?.kind;
+    let detected: Promise<SandboxStatus> | undefined;
+    sandbox = async () => {
+      if (configured) return configured;
+      if (kind !== 'process') return { source: 'unknown', layers: [] };
+      detected ??= detectSandbox(options.env).then(
+        (layers): SandboxStatus => ({ source: 'detected', layers }),
+        (): SandboxStatus => ({ source: 'unknown', layers: [] }),
+      );
+      return detected;
+    };
+
+    const app = createApi({ config, env: options.env, sandbox });
+    api = await startApiServer({
+      host: options.host,
+      port: options.port,
+      handler: app.handler,
+      maxRequestBodyBytes: config.maxRequestBodyBytes,
+      functionTimeoutMs: config.lambdaClientTimeoutMs + 5_000,
+    });
+    const started = { api, lambda, runtime };
+
+    return {
+      url: api.url,
+      lambdaEndpoint: config.lambdaEndpoint!,
+      localLambda: lambda !== undefined,
+      runtimeKind: kind,
+      config,
+      warm: async () => {
+        await Promise.all([
+          app.warm(),
+          sandbox(),
+          kind === 'process' ? import('../execute/handler.ts') : Promise.resolve(),
+        ]);
+      },
+      close: async () => {
+        // Stop accepting, end every R run, then let the answers already under way go out.
+        const closing = [started.api.close(), started.lambda?.close()];
+        await started.runtime?.close();
+        const deadline = Date.now() + 5_000;
+        while (started.api.inflight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 2_000).unref())]);
+      },
+    };
+  } catch (error) {
+    await api?.close();
+    await lambda?.close();
+    await runtime?.close();
+    throw error;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * options() may set presentation settings by name only: the denied names make R run programs or
+ * code later or weaken limits, and an unnamed non-string argument (a list built elsewhere, or
+ * `options(op)`) could carry any of them past this check. options() used as a value is refused too.
+ */
+import { NodeKind, nameRole, stringNamesFunction } from '../context.ts';
+import type { Check } from '../context.ts';
+import { decodeName, decodeStringLiteral } from '../r-strings.ts';
+
+export const optionsCheck: Check = {
+  summary: 'options() only by name, and never the denied option names.',
+  nodeTypes: [NodeKind.call, NodeKind.identifier, NodeKind.string],
+  visit(visit, findings) {
+    const { optionFunctions, deniedOptions } = findings.rules;
+    if (visit.type === NodeKind.call) {
+      const fn = visit.frame.callee;
+      if (!optionFunctions.has(fn)) return;
+      const args = visit.node().childForFieldName('arguments')?.namedChildren ?? [];
+      for (const arg of args) {
+        if (!arg || arg.type !== NodeKind.argument) continue;
+        const nameNode = arg.childForFieldName('name');
+        if (nameNode) {
+          const name = nameNode.type === NodeKind.string ? decodeStringLiteral(nameNode.text) : decodeName(nameNode.text);
+          if (deniedOptions.has(name)) {
+            findings.error(
+              'OPTION_NOT_ALLOWED',
+              `The option '${name}' cannot be set in jube-r (it runs programs or code later, or weakens limits); remove it.`,
+              name,
+              nameNode.startPosition,
+            );
+          }
+          continue;
+        }
+        const value = arg.childForFieldName('value');
+        if (value && value.type !== NodeKind.string) {
+          findings.error(
+            'OPTION_NOT_ALLOWED',
+            `Pass options by name, e.g. ${fn}(digits = 3); ${fn}() with an unnamed value (a list or saved options) is not allowed.`,
+            fn,
+            value.startPosition,
+          );
+        }
+      }
+      return;
+    }
+    let name: string;
+    if (visit.type === NodeKind.identifier) {
+      if (nameRole(visit) !== 'reference') return;
+      name = decodeName(visit.text());
+    } else {
+      if (visit.ancestor(1)?.type === NodeKind.call || !stringNamesFunction(visit, findings.rules)) return;
+      name = decodeStringLiteral(visit.text());
+    }
+    if (!optionFunctions.has(name)) return;
+    findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.`, name);
+  },
+};

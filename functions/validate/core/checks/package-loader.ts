@@ -1,0 +1,94 @@
+/**
+ * library()/require()/requireNamespace()/loadNamespace()/attachNamespace() may load one allowed
+ * package named literally, with only harmless named arguments: `lib.loc` would load code from a
+ * writable directory and `character.only` or a variable would hide the name from this check.
+ * A loader used as a value (`lapply(pkgs, library, character.only = TRUE)`) hides it as well.
+ */
+import type { Node } from 'web-tree-sitter';
+import { NodeKind, nameRole, stringNamesFunction } from '../context.ts';
+import type { Check, Findings } from '../context.ts';
+import { decodeName, decodeStringLiteral } from '../r-strings.ts';
+import { packageNotAllowedMessage } from './packages.ts';
+
+/** The argument a loader takes the package from, by its formal name. */
+const PACKAGE_ARGUMENTS: ReadonlySet<string> = new Set(['package', 'ns']);
+
+function literalName(value: Node | null): string | undefined {
+  if (!value) return undefined;
+  if (value.type === NodeKind.identifier) return decodeName(value.text);
+  if (value.type === NodeKind.string) return decodeStringLiteral(value.text);
+  return undefined;
+}
+
+function checkLoaderCall(loader: string, call: Node, findings: Findings): void {
+  const { rules } = findings;
+  const args = call.childForFieldName('arguments')?.namedChildren.filter((c) => c?.type === NodeKind.argument) ?? [];
+  let packageArg: Node | undefined;
+  for (const arg of args) {
+    if (!arg) continue;
+    const nameNode = arg.childForFieldName('name');
+    const name = nameNode ? literalName(nameNode) ?? nameNode.text : undefined;
+    if (name === undefined || PACKAGE_ARGUMENTS.has(name)) {
+      if (packageArg === undefined) packageArg = arg;
+      else {
+        findings.error(
+          'PACKAGE_LOADER_ARGUMENT',
+          `${loader}() takes one package name here; pass other options by name (allowed: ${[...rules.loaderNamedArguments].join(', ')}).`,
+          loader,
+          arg.startPosition,
+        );
+      }
+    } else if (!rules.loaderNamedArguments.has(name)) {
+      findings.error(
+        'PACKAGE_LOADER_ARGUMENT',
+        `The argument '${name}' of ${loader}() is not allowed (it could load code from elsewhere or hide the package name); remove it. Allowed: ${[...rules.loaderNamedArguments].join(', ')}.`,
+        name,
+        arg.startPosition,
+      );
+    }
+  }
+  if (!packageArg) {
+    findings.error('PACKAGE_LOADER_ARGUMENT', `${loader}() must name one package, e.g. ${loader}(dplyr).`, loader);
+    return;
+  }
+  const value = packageArg.childForFieldName('value');
+  const pkg = literalName(value);
+  if (pkg === undefined) {
+    findings.error(
+      'PACKAGE_LOADER_ARGUMENT',
+      `${loader}() must name its package literally (e.g. ${loader}(dplyr) or ${loader}("dplyr")), not through a variable or expression.`,
+      loader,
+      (value ?? packageArg).startPosition,
+    );
+    return;
+  }
+  if (!rules.allowedPackages.has(pkg)) {
+    findings.error('PACKAGE_NOT_ALLOWED', packageNotAllowedMessage(pkg, rules), pkg, value?.startPosition);
+  }
+}
+
+export const packageLoader: Check = {
+  summary: 'Package loaders must name one allowed package literally, with harmless named arguments only.',
+  nodeTypes: [NodeKind.call, NodeKind.identifier, NodeKind.string],
+  visit(visit, findings) {
+    const { loaders } = findings.rules;
+    if (visit.type === NodeKind.call) {
+      if (loaders.has(visit.frame.callee)) checkLoaderCall(visit.frame.callee, visit.node(), findings);
+      return;
+    }
+    let name: string;
+    if (visit.type === NodeKind.identifier) {
+      if (nameRole(visit) !== 'reference') return;
+      name = decodeName(visit.text());
+    } else {
+      if (visit.ancestor(1)?.type === NodeKind.call || !stringNamesFunction(visit, findings.rules)) return;
+      name = decodeStringLiteral(visit.text());
+    }
+    if (!loaders.has(name)) return;
+    findings.error(
+      'PACKAGE_LOADER_ARGUMENT',
+      `${name} may only be called directly with a literal package name (e.g. ${name}(dplyr)), not passed around as a value.`,
+      name,
+    );
+  },
+};

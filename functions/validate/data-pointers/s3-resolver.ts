@@ -1,0 +1,49 @@
+/**
+ * The S3 store: objects at `<tenant>/<pointer>.csv` or `<tenant>/<pointer>.csv.gz` in the data
+ * bucket. The validate function (which alone may read the bucket) checks the object with
+ * HeadObject and hands the execute function a short-lived presigned GET URL, so the execute role
+ * needs no S3 permission and R never touches the network.
+ */
+import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { POINTER_SUFFIXES } from './pointer.ts';
+import type { LocatedTable, PointerStore } from './types.ts';
+
+export interface S3PointerStoreOptions {
+  readonly client: S3Client;
+  readonly bucket: string;
+  readonly presignTtlSeconds: number;
+}
+
+export function objectKey(tenant: string, pointer: string, suffix: string): string {
+  return `${tenant}/${pointer}${suffix}`;
+}
+
+export function createS3PointerStore(options: S3PointerStoreOptions): PointerStore {
+  const { client, bucket, presignTtlSeconds } = options;
+  return {
+    kind: 's3',
+    async locate(tenant, pointer) {
+      for (const { suffix, gzip } of POINTER_SUFFIXES) {
+        const located = await locateObject(objectKey(tenant, pointer, suffix), gzip);
+        if (located) return located;
+      }
+      return undefined;
+    },
+  };
+
+  async function locateObject(key: string, gzip: boolean): Promise<LocatedTable | undefined> {
+    try {
+      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      if (typeof head.ContentLength !== 'number') return undefined;
+      // Pinning the version (in a versioned bucket) makes the checked size the downloaded size.
+      const get = new GetObjectCommand({ Bucket: bucket, Key: key, ...(head.VersionId ? { VersionId: head.VersionId } : {}) });
+      const url = await getSignedUrl(client, get, { expiresIn: presignTtlSeconds });
+      return { source: { kind: 'url', url, gzip }, bytes: head.ContentLength };
+    } catch {
+      // NotFound, AccessDenied (S3's answer for a missing key without ListBucket), throttling,
+      // network: all are "does not resolve", and none may be told apart by the caller.
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The edge: the one place an error becomes an HTTP status and an error body. Callers see the
+ * message only below 500; a 5xx says something generic and carries the request id so an operator
+ * can find the real cause in the logs.
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { z } from 'zod';
+import {
+  BodyTooLargeError,
+  DataframeTooLargeError,
+  DataPointerUnresolvedError,
+  ExecuteFailedError,
+  InvalidJsonError,
+  InvalidRequestError,
+  InvalidTenantError,
+  InvokeError,
+  MethodNotAllowedError,
+  RouteNotFoundError,
+  ThrottledError,
+  UnknownFieldError,
+  UnsupportedMediaTypeError,
+} from './errors.ts';
+import { jsonResponse } from './response.ts';
+
+/** Every stable error code, with its status (docs/api.md lists the same table). */
+export const ERROR_STATUS = {
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  UNKNOWN_FIELD: 400,
+  INVALID_TENANT: 400,
+  NOT_FOUND: 404,
+  /** 404 like an object one may not see: the same answer whether malformed, stale, missing or not yours. */
+  DATA_POINTER_UNRESOLVED: 404,
+  METHOD_NOT_ALLOWED: 405,
+  BODY_TOO_LARGE: 413,
+  DATAFRAME_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+  EXECUTE_FAILED: 502,
+  THROTTLED: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const FieldIssueSchema = z.strictObject({ path: z.string(), message: z.string() });
+
+/** The one error body shape, for every status. */
+export const ErrorBodySchema = z.strictObject({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  requestId: z.string(),
+  /** Per-field problems for INVALID_REQUEST and UNKNOWN_FIELD. */
+  issues: z.array(FieldIssueSchema).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+const GENERIC_5XX: Record<number, string> = {
+  500: 'internal error; quote the requestId when reporting it',
+  502: 'the execute function failed to produce a result; quote the requestId when reporting it',
+  503: 'the execute function is at its concurrency limit; retry after the Retry-After interval',
+};
+
+interface Classified {
+  readonly code: ErrorCode;
+  readonly headers?: Record<string, string>;
+  readonly issues?: readonly { path: string; message: string }[];
+}
+
+function classify(error: unknown): Classified {
+  if (error instanceof BodyTooLargeError) return { code: 'BODY_TOO_LARGE' };
+  if (error instanceof UnsupportedMediaTypeError) return { code: 'UNSUPPORTED_MEDIA_TYPE' };
+  if (error instanceof InvalidJsonError) return { code: 'INVALID_JSON' };
+  if (error instanceof UnknownFieldError) return { code: 'UNKNOWN_FIELD', issues: error.issues };
+  if (error instanceof InvalidRequestError) return { code: 'INVALID_REQUEST', issues: error.issues };
+  if (error instanceof InvalidTenantError) return { code: 'INVALID_TENANT' };
+  if (error instanceof RouteNotFoundError) return { code: 'NOT_FOUND' };
+  if (error instanceof MethodNotAllowedError) {
+    return { code: 'METHOD_NOT_ALLOWED', headers: { Allow: error.allow.join(', ') } };
+  }
+  if (error instanceof DataPointerUnresolvedError) return { code: 'DATA_POINTER_UNRESOLVED' };
+  if (error instanceof DataframeTooLargeError) return { code: 'DATAFRAME_TOO_LARGE' };
+  if (error instanceof ThrottledError) {
+    return { code: 'THROTTLED', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  }
+  if (error instanceof ExecuteFailedError) return { code: 'EXECUTE_FAILED' };
+  if (error instanceof InvokeError) return { code: 'INTERNAL' };
+  return { code: 'INTERNAL' };
+}
+
+/** Turns any error into the API's response; unknown errors are INTERNAL. */
+export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
+  const { code, headers, issues } = classify(error);
+  const statusCode = ERROR_STATUS[code];
+  const message =
+    statusCode < 500 && error instanceof Error ? error.message : (GENERIC_5XX[statusCode] ?? GENERIC_5XX[500]!);
+  const body: ErrorBody = { code, message, requestId, ...(issues ? { issues: [...issues] } : {}) };
+  return jsonResponse(statusCode, body, headers);
+}

@@ -1,0 +1,98 @@
+/**
+ * The API's faults as small named classes. Each carries a stable `code`; the HTTP status is
+ * chosen once, at the edge (error-response.ts), never where the error is thrown.
+ */
+
+/** One problem in a request body, addressed by a path such as `variables[2].value`. */
+export interface FieldIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+abstract class ApiError extends Error {
+  abstract readonly code: string;
+}
+
+export class BodyTooLargeError extends ApiError {
+  override readonly name = 'BodyTooLargeError';
+  readonly code = 'BODY_TOO_LARGE';
+}
+export class UnsupportedMediaTypeError extends ApiError {
+  override readonly name = 'UnsupportedMediaTypeError';
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+}
+export class InvalidJsonError extends ApiError {
+  override readonly name = 'InvalidJsonError';
+  readonly code = 'INVALID_JSON';
+}
+export class UnknownFieldError extends ApiError {
+  override readonly name = 'UnknownFieldError';
+  readonly code = 'UNKNOWN_FIELD';
+  constructor(readonly issues: readonly FieldIssue[]) {
+    super(`unknown field${issues.length > 1 ? 's' : ''} ${issues.map((i) => `"${i.path}"`).join(', ')}; remove ${issues.length > 1 ? 'them' : 'it'} (this API rejects fields it does not define)`);
+  }
+}
+export class InvalidRequestError extends ApiError {
+  override readonly name = 'InvalidRequestError';
+  readonly code = 'INVALID_REQUEST';
+  constructor(readonly issues: readonly FieldIssue[]) {
+    super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
+  }
+}
+export class InvalidTenantError extends ApiError {
+  override readonly name = 'InvalidTenantError';
+  readonly code = 'INVALID_TENANT';
+}
+export class RouteNotFoundError extends ApiError {
+  override readonly name = 'RouteNotFoundError';
+  readonly code = 'NOT_FOUND';
+}
+export class MethodNotAllowedError extends ApiError {
+  override readonly name = 'MethodNotAllowedError';
+  readonly code = 'METHOD_NOT_ALLOWED';
+  constructor(message: string, readonly allow: readonly string[]) {
+    super(message);
+  }
+}
+/** Deliberately one message whatever the cause (malformed, stale, missing, another tenant's). */
+export class DataPointerUnresolvedError extends ApiError {
+  override readonly name = 'DataPointerUnresolvedError';
+  readonly code = 'DATA_POINTER_UNRESOLVED';
+}
+export class DataframeTooLargeError extends ApiError {
+  override readonly name = 'DataframeTooLargeError';
+  readonly code = 'DATAFRAME_TOO_LARGE';
+}
+/** The execute function is at its reserved concurrency; never retried here. */
+export class ThrottledError extends ApiError {
+  override readonly name = 'ThrottledError';
+  readonly code = 'THROTTLED';
+  constructor(readonly retryAfterSeconds: number, options?: ErrorOptions) {
+    super('the execute function is at its concurrency limit; retry after the Retry-After interval', options);
+  }
+}
+/** The execute function failed as a function (crash, timeout, bad payload), not the script. */
+export class ExecuteFailedError extends ApiError {
+  override readonly name = 'ExecuteFailedError';
+  readonly code = 'EXECUTE_FAILED';
+}
+/** The Lambda call itself failed (network, SDK, credentials). */
+export class InvokeError extends ApiError {
+  override readonly name = 'InvokeError';
+  readonly code = 'INTERNAL';
+}
+
+export type KnownApiError =
+  | BodyTooLargeError
+  | UnsupportedMediaTypeError
+  | InvalidJsonError
+  | UnknownFieldError
+  | InvalidRequestError
+  | InvalidTenantError
+  | RouteNotFoundError
+  | MethodNotAllowedError
+  | DataPointerUnresolvedError
+  | DataframeTooLargeError
+  | ThrottledError
+  | ExecuteFailedError
+  | InvokeError;

@@ -1,0 +1,48 @@
+/**
+ * What the routes need from the outside world, each loaded lazily and at most once per process
+ * (a Lambda execution environment or the local stack). Tests replace any of them. The heavy ones
+ * (the validator's grammar, the AWS SDK clients) are imported on first use, which keeps cold
+ * starts and the local stack's start short.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { PackageManifest } from '../../../layers/packages/manifest.ts';
+import type { SandboxRules } from '../../../layers/rules/rules.ts';
+import type { Validator } from '../core/validator.ts';
+import type { DataPointerResolver } from '../data-pointers/types.ts';
+import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
+import type { SandboxStatus } from './schemas.ts';
+
+export interface ApiDeps {
+  readonly config: ServiceConfig;
+  readonly env: NodeJS.ProcessEnv;
+  readonly logger: Logger;
+  readonly version: string;
+  /** Process start, for `uptimeSeconds`. */
+  readonly startedAt: number;
+  readonly now: () => number;
+  readonly rules: () => SandboxRules;
+  readonly manifest: () => PackageManifest;
+  readonly validator: () => Promise<Validator>;
+  readonly resolver: () => Promise<DataPointerResolver>;
+  readonly invoker: () => Promise<ExecuteInvoker>;
+  readonly sandbox: () => Promise<SandboxStatus>;
+}
+
+/** Calls `load` once and keeps what it returned (a rejected promise is forgotten, so a retry can succeed). */
+export function once<T>(load: () => T): () => T {
+  let loaded = false;
+  let value: T;
+  return () => {
+    if (!loaded) {
+      value = load();
+      loaded = true;
+      if (value instanceof Promise) {
+        value.catch(() => {
+          loaded = false;
+        });
+      }
+    }
+    return value;
+  };
+}

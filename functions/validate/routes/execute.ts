@@ -1,0 +1,73 @@
+/**
+ * POST /execute: validate, then bind data, then run. A script the validator rejects never reaches
+ * the execute function; it is answered here as `status: "rejected"` in the full response shape.
+ */
+import { clampTimeoutSeconds } from '../../../layers/config/service-config.ts';
+import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
+import type { ValidationResult } from '../../../layers/contract/validation.ts';
+import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/errors.ts';
+import { parseBody } from '../http/parse-body.ts';
+import type { ApiDeps } from './deps.ts';
+import { executeRequestSchema } from './schemas.ts';
+
+export interface ExecuteCall {
+  readonly body: unknown;
+  readonly tenant: string;
+  readonly requestId: string;
+}
+
+export function rejectionSummary(validation: ValidationResult): string {
+  const [first, ...rest] = validation.errors;
+  if (!first) return 'script rejected by validation';
+  const more = rest.length > 0 ? ` (and ${rest.length} more)` : '';
+  return `script rejected by validation: ${first.code} at line ${first.line}, column ${first.column}: ${first.message}${more}`;
+}
+
+export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<ExecuteResponse> {
+  const started = deps.now();
+  const request = parseBody(executeRequestSchema(deps.rules()), call.body);
+
+  const validation = (await deps.validator())(request.script);
+  if (!validation.valid) {
+    return {
+      status: 'rejected',
+      consoleOutput: '',
+      error: rejectionSummary(validation),
+      warnings: [],
+      durationMs: Math.max(0, deps.now() - started),
+      timedOut: false,
+      rVersion: deps.manifest().rVersion,
+      timestamp: new Date(deps.now()).toISOString(),
+      validation,
+    };
+  }
+
+  let dataframes: Awaited<ReturnType<typeof resolveDataframes>> = [];
+  if (request.dataframes && request.dataframes.length > 0) {
+    dataframes = await resolveDataframes(deps, call.tenant, request.dataframes);
+  }
+
+  return (await deps.invoker()).invoke(
+    {
+      script: request.script,
+      timeoutSeconds: clampTimeoutSeconds(request.timeoutSeconds, deps.config),
+      variables: request.variables ?? [],
+      dataframes: [...dataframes],
+      requestId: call.requestId,
+    },
+    call.tenant,
+  );
+}
+
+async function resolveDataframes(
+  deps: ApiDeps,
+  tenant: string,
+  requests: NonNullable<ReturnType<ReturnType<typeof executeRequestSchema>['parse']>['dataframes']>,
+) {
+  const outcome = await (await deps.resolver()).resolve(tenant, requests);
+  if (outcome.ok) return outcome.dataframes;
+  if (outcome.code === 'DATAFRAME_TOO_LARGE') throw new DataframeTooLargeError(outcome.message);
+  // The resolver's one message, whatever the cause (imported here: it brings the S3 client).
+  const { DATA_POINTER_UNRESOLVED_MESSAGE } = await import('../data-pointers/resolve.ts');
+  throw new DataPointerUnresolvedError(DATA_POINTER_UNRESOLVED_MESSAGE);
+}

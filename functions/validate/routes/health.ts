@@ -1,0 +1,47 @@
+/** GET /health: liveness plus the live rules, limits and sandbox layers of this deployment. */
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { SandboxRules } from '../../../layers/rules/rules.ts';
+import type { ApiDeps } from './deps.ts';
+import type { HealthResponse, Limits, SandboxStatus } from './schemas.ts';
+
+export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
+  return {
+    scriptTimeoutSecondsDefault: config.scriptTimeoutSeconds,
+    scriptTimeoutSecondsMax: config.scriptTimeoutSecondsMax,
+    killGraceSeconds: config.killGraceSeconds,
+    maxInflightExecute: config.maxInflightExecute,
+    maxRequestBodyBytes: config.maxRequestBodyBytes,
+    maxConsoleOutputBytes: config.caps.consoleOutputBytes,
+    maxErrorBytes: config.caps.errorBytes,
+    maxWarnings: config.caps.warnings,
+    maxWarningBytes: config.caps.warningBytes,
+    maxResultBytes: config.caps.resultBytes,
+    maxVariables: rules.variables.maxCount,
+    maxVariableArrayLength: rules.variables.maxArrayLength,
+    maxVariableStringBytes: rules.variables.maxStringBytes,
+    maxDataframes: rules.dataframes.maxCount,
+    maxDataframeBytes: config.data.maxDataframeBytes,
+    maxDataframesTotalBytes: config.data.maxTotalBytes,
+  };
+}
+
+/** `JUBE_R_SANDBOX_LAYERS` (comma-separated), set by the deployment that knows its layers. */
+export function sandboxFromEnv(env: NodeJS.ProcessEnv): SandboxStatus | undefined {
+  const raw = env['JUBE_R_SANDBOX_LAYERS'];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return { source: 'config', layers: raw.split(',').map((s) => s.trim()).filter(Boolean) };
+}
+
+export async function health(deps: ApiDeps): Promise<HealthResponse> {
+  const rules = deps.rules();
+  return {
+    status: 'ok',
+    service: 'jube-r',
+    version: deps.version,
+    rVersion: deps.manifest().rVersion,
+    uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
+    rules,
+    limits: limitsOf(deps.config, rules),
+    sandbox: await deps.sandbox(),
+  };
+}

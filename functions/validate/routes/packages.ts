@@ -1,0 +1,8 @@
+/** GET /packages: every installed R package with its version, from the generated manifest. */
+import type { ApiDeps } from './deps.ts';
+import type { PackagesResponse } from './schemas.ts';
+
+export function packages(deps: ApiDeps): PackagesResponse {
+  const manifest = deps.manifest();
+  return { rVersion: manifest.rVersion, packages: manifest.packages.map((p) => ({ ...p })) };
+}

@@ -1,0 +1,21 @@
+/**
+ * The CDK entry point (cdk.json: `npx tsx infra/bin/app.ts`). Resolves the environment from
+ * `-c env=dev|staging|prod` (plus the overrides config.ts allows), stages the r-image build
+ * context, and builds the stack. Nothing here needs AWS credentials or Docker.
+ */
+import { App } from 'aws-cdk-lib';
+import { stageImageContext } from '../../r-image/stage-context.ts';
+import { buildApp, DEFAULT_PATHS } from '../lib/app.ts';
+import { CONTEXT_OVERRIDES, resolveDeploymentConfig, type ContextOverrides } from '../lib/config.ts';
+
+const app = new App();
+const context = (key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return value === undefined || value === null ? undefined : String(value);
+};
+const overrides: ContextOverrides = Object.fromEntries(CONTEXT_OVERRIDES.map((key) => [key, context(key)]));
+const config = resolveDeploymentConfig(context('env'), overrides);
+
+const imageDirectory = stageImageContext();
+buildApp({ app, config, paths: { ...DEFAULT_PATHS, imageDirectory } });
+app.synth();

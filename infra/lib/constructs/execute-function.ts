@@ -1,0 +1,129 @@
+/**
+ * The execute function: the r-image container (Node handler + R) in isolated subnets, reserved
+ * concurrency = the in-flight cap, optionally PER_TENANT tenancy. Its role can write to its own
+ * log group and manage the ENIs Lambda needs to place it in the VPC; nothing else (no S3, no
+ * Lambda, no other service): a script that escaped R would hold credentials worth nothing.
+ */
+import { Duration, type RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { DeploymentConfig } from '../config.ts';
+import { subnetArns } from './network.ts';
+
+export interface ExecuteFunctionProps {
+  /** Directory holding the plain `Dockerfile` and its staged build context (r-image/). */
+  readonly imageDirectory: string;
+  readonly execute: DeploymentConfig['execute'];
+  readonly timeoutSeconds: number;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly vpc: ec2.IVpc;
+  readonly subnets: ec2.SubnetSelection;
+  readonly securityGroup: ec2.ISecurityGroup;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+export class ExecuteFunction extends Construct {
+  readonly function: lambda.DockerImageFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ExecuteFunctionProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: 'jube-r execute function: its own log group and its VPC ENIs, nothing else',
+      inlinePolicies: {
+        'own-log-group': new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({
+              sid: 'WriteOwnLogGroup',
+              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              resources: [this.logGroup.logGroupArn],
+            }),
+          ],
+        }),
+        'vpc-enis': new iam.PolicyDocument({
+          statements: eniStatements(stack, props),
+        }),
+      },
+    });
+    const eniReason =
+      'Lambda creates and deletes the hyperplane ENIs of a VPC function with the execution role; their ids are unknown before ' +
+      'creation, so network-interface/* (this account and region only) is the narrowest resource, and ' +
+      'ec2:DescribeNetworkInterfaces/DescribeSubnets support no resource-level permissions (Resource "*").';
+    Validations.of(this.role).acknowledge(
+      { id: `AwsSolutions-IAM5[Resource::${nagNetworkInterfaceArn(stack)}]`, reason: eniReason },
+      { id: 'AwsSolutions-IAM5[Resource::*]', reason: eniReason },
+    );
+
+    this.function = new lambda.DockerImageFunction(this, 'Function', {
+      description: 'jube-r execute: runs one validated R script in a fresh Rscript per invocation',
+      code: lambda.DockerImageCode.fromImageAsset(props.imageDirectory, { file: 'Dockerfile' }),
+      architecture: props.execute.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      memorySize: props.execute.memoryMiB,
+      ephemeralStorageSize: Size.mebibytes(props.execute.ephemeralStorageMiB),
+      timeout: Duration.seconds(props.timeoutSeconds),
+      reservedConcurrentExecutions: props.execute.maxInflight,
+      // A timed-out or failed script must never run twice.
+      retryAttempts: 0,
+      role: this.role,
+      logGroup: this.logGroup,
+      vpc: props.vpc,
+      vpcSubnets: props.subnets,
+      securityGroups: [props.securityGroup],
+      environment: { ...props.environment },
+      ...(props.execute.tenancy === 'per-tenant' ? { tenancyConfig: lambda.TenancyConfig.PER_TENANT } : {}),
+    });
+    // The role's ENI permissions must exist before Lambda validates the VPC configuration.
+    this.function.node.addDependency(this.role);
+  }
+}
+
+/**
+ * What Lambda needs to attach the function to the VPC (the managed AWSLambdaVPCAccessExecutionRole,
+ * minus its logs:* on "*", with resources narrowed to this account, region, subnets and security group).
+ */
+function eniStatements(stack: Stack, props: ExecuteFunctionProps): iam.PolicyStatement[] {
+  const networkInterfaces = networkInterfaceArn(stack);
+  const securityGroupArn = stack.formatArn({ service: 'ec2', resource: 'security-group', resourceName: props.securityGroup.securityGroupId });
+  return [
+    new iam.PolicyStatement({
+      sid: 'CreateEnisInIsolatedSubnets',
+      actions: ['ec2:CreateNetworkInterface'],
+      resources: [networkInterfaces, securityGroupArn, ...subnetArns(stack, props.vpc, props.subnets)],
+    }),
+    new iam.PolicyStatement({
+      sid: 'ManageOwnEnis',
+      actions: ['ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+      resources: [networkInterfaces],
+    }),
+    new iam.PolicyStatement({
+      sid: 'DescribeForEniPlacement',
+      actions: ['ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets'],
+      resources: ['*'],
+    }),
+  ];
+}
+
+/** Every ENI of this account and region (ids are assigned by Lambda at creation). */
+function networkInterfaceArn(stack: Stack): string {
+  return `arn:${stack.partition}:ec2:${stack.region}:${stack.account}:network-interface/*`;
+}
+
+/** That ARN as cdk-nag spells it in a finding id (pseudo parameters as <AWS::...>). */
+function nagNetworkInterfaceArn(stack: Stack): string {
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+  return `arn:<AWS::Partition>:ec2:${region}:${account}:network-interface/*`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The network the service lives in: isolated subnets only (no NAT, no internet gateway), an
+ * interface endpoint for execute-api (the private API is reachable only through it), and an S3
+ * gateway endpoint whose policy lets the execute function fetch objects of the data bucket and
+ * nothing else. The execute function's security group has exactly one egress rule: HTTPS to the
+ * region's S3 prefix list, which is how presigned dataframe URLs are downloaded.
+ */
+import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { DeploymentConfig } from '../config.ts';
+
+export interface NetworkProps {
+  readonly vpc: DeploymentConfig['vpc'];
+  readonly s3PrefixListId: string;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+export class Network extends Construct {
+  readonly vpc: ec2.IVpc;
+  readonly isolatedSubnets: ec2.SubnetSelection;
+  readonly apiEndpoint: ec2.InterfaceVpcEndpoint;
+  readonly s3Endpoint: ec2.GatewayVpcEndpoint;
+  /** The execute function's security group: no ingress, egress only to S3 on 443. */
+  readonly executeSecurityGroup: ec2.SecurityGroup;
+
+  constructor(scope: Construct, id: string, props: NetworkProps) {
+    super(scope, id);
+    this.vpc = props.vpc.kind === 'create' ? this.createVpc(props) : importVpc(this, props.vpc);
+    this.isolatedSubnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
+
+    this.apiEndpoint = this.vpc.addInterfaceEndpoint('ExecuteApiEndpoint', {
+      service: ec2.InterfaceVpcEndpointAwsService.APIGATEWAY,
+      subnets: this.isolatedSubnets,
+      privateDnsEnabled: true,
+      open: false,
+    });
+    // HTTPS from inside the VPC only (where the orchestrator calls from); the CIDR comes from the
+    // config, not the VPC's token, so it is a literal in the template.
+    this.apiEndpoint.connections.allowFrom(ec2.Peer.ipv4(props.vpc.cidr), ec2.Port.tcp(443), 'HTTPS from inside the VPC');
+
+    this.s3Endpoint = this.vpc.addGatewayEndpoint('S3Endpoint', {
+      service: ec2.GatewayVpcEndpointAwsService.S3,
+      subnets: [this.isolatedSubnets],
+    });
+
+    this.executeSecurityGroup = new ec2.SecurityGroup(this, 'ExecuteSecurityGroup', {
+      vpc: this.vpc,
+      description: 'jube-r execute function: no ingress; egress only HTTPS to the S3 prefix list (presigned data downloads)',
+      allowAllOutbound: false,
+      allowAllIpv6Outbound: false,
+    });
+    // The one egress rule must be inline: CDK renders a prefix-list rule as a separate
+    // AWS::EC2::SecurityGroupEgress, and a security group created without inline egress rules gets
+    // EC2's default allow-all egress, which a separate rule does not remove.
+    const cfnGroup = this.executeSecurityGroup.node.defaultChild as ec2.CfnSecurityGroup;
+    cfnGroup.addPropertyOverride('SecurityGroupEgress', [
+      {
+        IpProtocol: 'tcp',
+        FromPort: 443,
+        ToPort: 443,
+        DestinationPrefixListId: props.s3PrefixListId,
+        Description: 'presigned GET of dataframes through the S3 gateway endpoint',
+      },
+    ]);
+  }
+
+  /** Narrows the S3 gateway endpoint to reading objects of the data bucket (no exfiltration path). */
+  restrictS3EndpointTo(bucket: s3.IBucket): void {
+    this.s3Endpoint.addToPolicy(
+      new iam.PolicyStatement({
+        sid: 'ReadDataBucketObjectsOnly',
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3:GetObject'],
+        resources: [bucket.arnForObjects('*')],
+      }),
+    );
+  }
+
+  private createVpc(props: NetworkProps): ec2.Vpc {
+    const config = props.vpc;
+    if (config.kind !== 'create') throw new Error('unreachable');
+    const vpc = new ec2.Vpc(this, 'Vpc', {
+      ipAddresses: ec2.IpAddresses.cidr(config.cidr),
+      maxAzs: config.maxAzs,
+      natGateways: 0,
+      enableDnsHostnames: true,
+      enableDnsSupport: true,
+      subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+    });
+    const flowLogGroup = new logs.LogGroup(this, 'FlowLogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    vpc.addFlowLog('FlowLog', {
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup),
+      trafficType: ec2.FlowLogTrafficType.ALL,
+    });
+    return vpc;
+  }
+}
+
+function importVpc(scope: Construct, config: Extract<DeploymentConfig['vpc'], { kind: 'existing' }>): ec2.IVpc {
+  return ec2.Vpc.fromVpcAttributes(scope, 'Vpc', {
+    vpcId: config.vpcId,
+    vpcCidrBlock: config.cidr,
+    availabilityZones: [...config.availabilityZones],
+    isolatedSubnetIds: [...config.isolatedSubnetIds],
+    isolatedSubnetRouteTableIds: [...config.isolatedSubnetRouteTableIds],
+  });
+}
+
+/** ARNs of the subnets the execute function's ENIs live in (for scoping ec2:CreateNetworkInterface). */
+export function subnetArns(scope: Construct, vpc: ec2.IVpc, selection: ec2.SubnetSelection): string[] {
+  const stack = Stack.of(scope);
+  return vpc.selectSubnets(selection).subnetIds.map((subnetId) =>
+    stack.formatArn({ service: 'ec2', resource: 'subnet', resourceName: subnetId }),
+  );
+}

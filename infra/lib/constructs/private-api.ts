@@ -1,0 +1,122 @@
+/**
+ * The private REST API: reachable only through the execute-api interface endpoint (resource
+ * policy denies any other aws:SourceVpce), IAM (SigV4) authorization on every method, and only
+ * the orchestrator's role allowed to invoke. All four routes proxy to the validate function with
+ * the integration timeout taken from the timeout chain.
+ */
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The HTTP contract's routes (DESIGN.md section 2). */
+export const ROUTES = [
+  { method: 'GET', path: 'health' },
+  { method: 'GET', path: 'packages' },
+  { method: 'POST', path: 'validate' },
+  { method: 'POST', path: 'execute' },
+] as const;
+
+export interface PrivateApiProps {
+  readonly stageName: string;
+  readonly endpoint: ec2.IInterfaceVpcEndpoint;
+  readonly orchestratorRoleArn: string;
+  readonly handler: lambda.IFunction;
+  readonly integrationTimeoutMs: number;
+  readonly throttlingRateLimit: number;
+  readonly throttlingBurstLimit: number;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+export class PrivateApi extends Construct {
+  readonly api: apigateway.RestApi;
+  readonly accessLogGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: PrivateApiProps) {
+    super(scope, id);
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    this.api = new apigateway.RestApi(this, 'Api', {
+      description: 'jube-r: sandboxed R analytics (private; SigV4 from the orchestrator only)',
+      endpointConfiguration: { types: [apigateway.EndpointType.PRIVATE], vpcEndpoints: [props.endpoint] },
+      policy: resourcePolicy(props.orchestratorRoleArn, props.endpoint.vpcEndpointId),
+      defaultMethodOptions: { authorizationType: apigateway.AuthorizationType.IAM },
+      // Access logging needs the account-level CloudWatch role; CDK manages it with the stack.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: props.stageName,
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
+        throttlingRateLimit: props.throttlingRateLimit,
+        throttlingBurstLimit: props.throttlingBurstLimit,
+        // Errors only, and never request/response bodies: they hold scripts and tenant data.
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+      },
+    });
+
+    // Validation is on for parameters and bodies, but no method declares a request model: the
+    // handler validates bodies with strict zod schemas and answers with the contract's error codes
+    // (413/415/400 UNKNOWN_FIELD...), which API Gateway's own validation responses would replace.
+    const validator = this.api.addRequestValidator('RequestValidator', {
+      validateRequestParameters: true,
+      validateRequestBody: true,
+    });
+
+    const integration = new apigateway.LambdaIntegration(props.handler, {
+      proxy: true,
+      timeout: Duration.millis(props.integrationTimeoutMs),
+      allowTestInvoke: false,
+    });
+    for (const route of ROUTES) {
+      const resource = this.api.root.getResource(route.path) ?? this.api.root.addResource(route.path);
+      resource.addMethod(route.method, integration, {
+        authorizationType: apigateway.AuthorizationType.IAM,
+        requestValidator: validator,
+      });
+    }
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG3',
+        reason: 'Private API: reachable only through the VPC interface endpoint, IAM-authorized, one caller principal; stage throttling bounds load.',
+      },
+      { id: 'AwsSolutions-COG4', reason: 'Callers are AWS principals signing with SigV4 (IAM authorization), not Cognito users.' },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: "API Gateway's account-level CloudWatch role needs AmazonAPIGatewayPushToCloudWatchLogs to write access logs; it is the service's documented policy.",
+      },
+    );
+  }
+}
+
+/** Only the orchestrator may invoke, and only through the interface endpoint. */
+function resourcePolicy(orchestratorRoleArn: string, vpcEndpointId: string): iam.PolicyDocument {
+  return new iam.PolicyDocument({
+    statements: [
+      new iam.PolicyStatement({
+        sid: 'AllowOrchestratorInvoke',
+        effect: iam.Effect.ALLOW,
+        principals: [new iam.ArnPrincipal(orchestratorRoleArn)],
+        actions: ['execute-api:Invoke'],
+        resources: ['execute-api:/*'],
+      }),
+      new iam.PolicyStatement({
+        sid: 'DenyOutsideVpcEndpoint',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['execute-api:Invoke'],
+        resources: ['execute-api:/*'],
+        conditions: { StringNotEquals: { 'aws:SourceVpce': vpcEndpointId } },
+      }),
+    ],
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * The JUBE_R_* variables the stack sets on each function: the timeout chain and the limits that
+ * layers/config/service-config.ts reads, so code and infrastructure cannot disagree. Pure.
+ */
+import type { DeploymentConfig } from './config.ts';
+import type { TimeoutChain } from './timeout-chain.ts';
+
+/** Values only known at deploy time (CloudFormation tokens), passed in by the stack. */
+export interface DeployTimeNames {
+  readonly executeFunctionName: string;
+  readonly dataBucketName: string;
+}
+
+/** Shared by both functions: the script's time limits as both sides must apply them. */
+function scriptTimeouts(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
+  return {
+    JUBE_R_SCRIPT_TIMEOUT_SECONDS: String(config.timeouts.defaultScriptSeconds),
+    JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: String(chain.rLimitMaxSeconds),
+    JUBE_R_KILL_GRACE_SECONDS: String(chain.killGraceSeconds),
+  };
+}
+
+/** The sandbox layers this deployment provides, as GET /health reports them (JUBE_R_SANDBOX_LAYERS). */
+export function sandboxLayers(config: DeploymentConfig): string[] {
+  return [
+    'ingress-limits',
+    'shape-check',
+    'static-walk',
+    'r-revalidation',
+    'process-rlimits',
+    'r-time-limit',
+    'lambda-microvm',
+    ...(config.execute.tenancy === 'per-tenant' ? ['lambda-per-tenant-isolation'] : []),
+    'execute-role-logs-only',
+    'isolated-subnets-s3-get-only',
+    'read-only-image',
+  ];
+}
+
+export function validateEnvironment(
+  config: DeploymentConfig,
+  chain: TimeoutChain,
+  names: DeployTimeNames,
+): Record<string, string> {
+  return {
+    ...scriptTimeouts(config, chain),
+    JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS: String(chain.lambdaClientTimeoutMs),
+    JUBE_R_MAX_INFLIGHT_EXECUTE: String(config.execute.maxInflight),
+    JUBE_R_MAX_REQUEST_BODY_BYTES: String(config.api.maxRequestBodyBytes),
+    JUBE_R_EXECUTE_FUNCTION_NAME: names.executeFunctionName,
+    JUBE_R_EXECUTE_TENANCY: config.execute.tenancy === 'per-tenant' ? 'PER_TENANT' : 'SHARED',
+    JUBE_R_DATA_BUCKET: names.dataBucketName,
+    JUBE_R_PRESIGN_TTL_SECONDS: String(config.data.presignTtlSeconds),
+    JUBE_R_SANDBOX_LAYERS: sandboxLayers(config).join(','),
+    NODE_OPTIONS: '--enable-source-maps',
+  };
+}
+
+export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
+  return { ...scriptTimeouts(config, chain) };
+}

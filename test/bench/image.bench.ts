@@ -1,0 +1,49 @@
+/**
+ * The image: its size, and the cold start (container start to the first response through the
+ * Runtime API emulator) beside a warm invocation in the same environment, median of a few runs.
+ * Needs the image (`npm run image:build`) and rootful podman; says so and returns otherwise.
+ */
+import { randomUUID } from 'node:crypto';
+import { execa } from 'execa';
+import { DEFAULT_IMAGE, PODMAN, startContainerRuntime } from '../../functions/local/container-runtime.ts';
+
+const RUNS = 3;
+const EVENT = { script: 'cat(1 + 1)', timeoutSeconds: 10 };
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+export async function run(): Promise<void> {
+  const image = process.env['JUBE_R_IMAGE'] ?? DEFAULT_IMAGE;
+  const exists = await execa(PODMAN[0], [...PODMAN.slice(1), 'image', 'exists', image], { reject: false });
+  if (exists.exitCode !== 0) {
+    console.log(`image: skipped, ${image} is not built here (npm run image:build builds it)`);
+    return;
+  }
+  const { stdout: size } = await execa(PODMAN[0], [...PODMAN.slice(1), 'image', 'inspect', '--format', '{{.Size}}', image]);
+  console.log(`image size: ${(Number(size) / 1024 / 1024).toFixed(0)} MiB (${image})`);
+
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const started = performance.now();
+    const runtime = await startContainerRuntime({ image });
+    try {
+      const first = await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000 });
+      cold.push(performance.now() - started);
+      const warmStart = performance.now();
+      const second = await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000 });
+      warm.push(performance.now() - warmStart);
+      if (!first.ok || !second.ok) throw new Error(`invocation failed: ${JSON.stringify(first.ok ? second : first)}`);
+    } finally {
+      await runtime.close();
+    }
+  }
+  const c = median(cold);
+  const w = median(warm);
+  console.log(`cold start (container start -> first response), median of ${RUNS}: ${c.toFixed(0)} ms`);
+  console.log(`warm invocation (same container), median of ${RUNS}: ${w.toFixed(0)} ms`);
+  console.log(`cold / warm: ${(c / w).toFixed(2)}x`);
+}

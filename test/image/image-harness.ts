@@ -1,0 +1,40 @@
+/**
+ * Shared by the image tests: build the image once (podman's layer cache makes a rebuild after a
+ * code change take seconds) and run commands inside it under Lambda's constraints.
+ */
+import { execa } from 'execa';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_IMAGE, HARDENED_RUN_FLAGS, PODMAN } from '../../functions/local/container-runtime.ts';
+
+export const IMAGE = process.env['JUBE_R_IMAGE'] ?? DEFAULT_IMAGE;
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Stages the context and builds the image (the real `npm run image:build`). */
+export async function buildImage(): Promise<void> {
+  await execa('bash', ['scripts/image-build.sh'], { cwd: repoRoot, env: { JUBE_R_IMAGE: IMAGE }, stdio: 'inherit' });
+}
+
+export interface InsideResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a /bin/sh script inside the image with the hardened flags, as the image's own user
+ * (the Dockerfile's USER) unless `user` says otherwise.
+ */
+export async function runInside(script: string, options: { user?: string } = {}): Promise<InsideResult> {
+  const user = options.user ? ['--user', options.user] : [];
+  const result = await execa(
+    PODMAN[0],
+    [...PODMAN.slice(1), 'run', '--rm', ...HARDENED_RUN_FLAGS, ...user, '--entrypoint', '/bin/sh', IMAGE, '-c', script],
+    { reject: false },
+  );
+  return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export async function imageConfig(): Promise<{ User: string; Entrypoint: string[]; Cmd: string[] | null; Env: string[] }> {
+  const { stdout } = await execa(PODMAN[0], [...PODMAN.slice(1), 'image', 'inspect', '--format', '{{json .Config}}', IMAGE]);
+  return JSON.parse(stdout) as { User: string; Entrypoint: string[]; Cmd: string[] | null; Env: string[] };
+}

@@ -1,0 +1,98 @@
+/**
+ * The image answers real invocations through its real entrypoint: the runtime interface client
+ * polls the Runtime API emulator, the bundled execute handler runs R inside the container
+ * (hardened flags, --network none; see functions/local/container-runtime.ts for how the client
+ * still reaches the emulator).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecuteResponseSchema, type ExecuteEventInput } from '../../layers/contract/execute.ts';
+import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { buildImage, IMAGE } from './image-harness.ts';
+
+const FUNCTION_TIMEOUT_MS = 60_000;
+let runtime: ContainerRuntime | undefined;
+
+beforeAll(async () => {
+  await buildImage();
+  runtime = await startContainerRuntime({
+    image: IMAGE,
+    // What Lambda hands the runtime; the R child must never see any of it.
+    env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'example-secret' },
+  });
+});
+
+afterAll(async () => {
+  await runtime?.close();
+});
+
+const invoke = async (event: ExecuteEventInput, timeoutMs = FUNCTION_TIMEOUT_MS) => {
+  if (!runtime) throw new Error('container runtime did not start');
+  return runtime.invoke(event, { requestId: randomUUID(), timeoutMs });
+};
+
+const responseOf = async (event: ExecuteEventInput) => {
+  const outcome = await invoke(event);
+  if (!outcome.ok) throw new Error(`function error ${outcome.errorType}: ${outcome.errorMessage}\n${await runtime?.logs()}`);
+  return ExecuteResponseSchema.parse(outcome.payload);
+};
+
+describe('an invocation through the image entrypoint', () => {
+  it('runs an ok script with a package and returns its output and structured result', async () => {
+    // Act
+    const response = await responseOf({
+      script: [
+        'suppressPackageStartupMessages(library(dplyr))',
+        'd <- tibble(x = c(1, 2, 3)) %>% summarise(total = sum(x))',
+        'cat("total:", d$total, "\\n")',
+        'cat("<<<JUBE_RESULT_START>>>", jsonlite::toJSON(list(total = d$total), auto_unbox = TRUE), "<<<JUBE_RESULT_END>>>", sep = "")',
+      ].join('\n'),
+      timeoutSeconds: 30,
+    });
+
+    // Assess
+    expect(response.status).toBe('ok');
+    expect(response.consoleOutput).toContain('total: 6');
+    expect(response.result).toEqual({ total: 6 });
+    expect(response.rVersion).toMatch(/^4\.5\./);
+    expect(response.timedOut).toBe(false);
+  });
+
+  it('reports an R error as status error with its message', async () => {
+    const response = await responseOf({ script: 'x <- 1\nstop("boom from the image")', timeoutSeconds: 30 });
+
+    expect(response.status).toBe('error');
+    expect(response.error).toContain('boom from the image');
+    expect(response.timedOut).toBe(false);
+  });
+
+  it('rejects a forbidden script without running it', async () => {
+    const response = await responseOf({ script: 'system("id")', timeoutSeconds: 30 });
+
+    expect(response.status).toBe('rejected');
+    expect(response.consoleOutput).not.toMatch(/uid=/);
+  });
+
+  it("stops a runaway script at the call's timeout and says so", async () => {
+    const response = await responseOf({ script: 'repeat { x <- 1 }', timeoutSeconds: 1 });
+
+    expect(response.status).toBe('error');
+    expect(response.timedOut).toBe(true);
+    expect(response.durationMs).toBeLessThan(15_000);
+  });
+
+  it("fails with Lambda's timeout error when the function outlives its own timeout, then serves the next call from a fresh environment", async () => {
+    // Prepare
+    const before = runtime!.containerId();
+
+    // Act: a 30 s runaway against a 3 s function timeout (the Lambda backstop fires first).
+    const outcome = await invoke({ script: 'repeat { x <- 1 }', timeoutSeconds: 30 }, 3_000);
+    const next = await responseOf({ script: 'cat(1 + 1)', timeoutSeconds: 10 });
+
+    // Assess
+    expect(outcome).toMatchObject({ ok: false, errorType: 'Sandbox.Timedout' });
+    expect(runtime!.containerId()).not.toBe(before);
+    expect(next.status).toBe('ok');
+    expect(next.consoleOutput).toContain('2');
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * The Runtime API emulator keeps the 2018-06-01 contract the runtime interface client relies on.
+ * Driven over real HTTP, as a runtime would.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startRuntimeApiEmulator, type RuntimeApiEmulator } from '../../functions/local/runtime-api-emulator.ts';
+
+let emulator: RuntimeApiEmulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+const start = async () => {
+  emulator = await startRuntimeApiEmulator({ listen: { host: '127.0.0.1', port: 0 } });
+  return { emulator, base: `http://${emulator.address}/2018-06-01/runtime` };
+};
+
+describe('runtime API emulator', () => {
+  it('delivers the event with the Lambda-Runtime headers and settles on /response', async () => {
+    // Prepare
+    const { emulator, base } = await start();
+    const before = Date.now();
+
+    // Act
+    const outcome = emulator.invoke({ script: 'x' }, { requestId: 'req-1', timeoutMs: 10_000 });
+    const next = await fetch(`${base}/invocation/next`);
+    const event: unknown = await next.json();
+    const posted = await fetch(`${base}/invocation/req-1/response`, { method: 'POST', body: JSON.stringify({ status: 'ok' }) });
+
+    // Assess
+    expect(event).toEqual({ script: 'x' });
+    expect(next.headers.get('lambda-runtime-aws-request-id')).toBe('req-1');
+    expect(Number(next.headers.get('lambda-runtime-deadline-ms'))).toBeGreaterThanOrEqual(before + 10_000);
+    expect(next.headers.get('lambda-runtime-invoked-function-arn')).toMatch(/^arn:aws:lambda:/);
+    expect(next.headers.get('lambda-runtime-trace-id')).toMatch(/^Root=1-/);
+    expect(posted.status).toBe(202);
+    expect(await outcome).toEqual({ ok: true, payload: { status: 'ok' } });
+  });
+
+  it('long-polls /next until an invocation arrives', async () => {
+    const { emulator, base } = await start();
+
+    const next = fetch(`${base}/invocation/next`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const outcome = emulator.invoke(42, { requestId: 'late', timeoutMs: 10_000 });
+    const delivered = await next;
+    await fetch(`${base}/invocation/late/response`, { method: 'POST', body: '"done"' });
+
+    expect(delivered.headers.get('lambda-runtime-aws-request-id')).toBe('late');
+    expect(await outcome).toEqual({ ok: true, payload: 'done' });
+  });
+
+  it('reports a posted function error with its type and message', async () => {
+    const { emulator, base } = await start();
+
+    const outcome = emulator.invoke({}, { requestId: 'req-e', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+    await fetch(`${base}/invocation/req-e/error`, {
+      method: 'POST',
+      headers: { 'Lambda-Runtime-Function-Error-Type': 'Runtime.HandlerError' },
+      body: JSON.stringify({ errorType: 'TypeError', errorMessage: 'bad', stackTrace: [] }),
+    });
+
+    expect(await outcome).toEqual({ ok: false, errorType: 'TypeError', errorMessage: 'bad' });
+  });
+
+  it('fails queued and later invocations with the init error', async () => {
+    const { emulator, base } = await start();
+
+    const queued = emulator.invoke({}, { requestId: 'q', timeoutMs: 10_000 });
+    await fetch(`${base}/init/error`, { method: 'POST', body: JSON.stringify({ errorType: 'Runtime.ImportModuleError', errorMessage: 'no handler' }) });
+    const later = emulator.invoke({}, { requestId: 'l', timeoutMs: 10_000 });
+
+    const expected = { ok: false, errorType: 'Runtime.ImportModuleError', errorMessage: 'no handler' };
+    expect(await queued).toEqual(expected);
+    expect(await later).toEqual(expected);
+  });
+
+  it('times an invocation out from delivery and refuses a late answer', async () => {
+    const { emulator, base } = await start();
+
+    const outcome = emulator.invoke({}, { requestId: 'slow', timeoutMs: 200 });
+    await fetch(`${base}/invocation/next`);
+    const settled = await outcome;
+    const late = await fetch(`${base}/invocation/slow/response`, { method: 'POST', body: '{}' });
+
+    expect(settled).toMatchObject({ ok: false, errorType: 'Sandbox.Timedout' });
+    expect(late.status).toBe(400);
+  });
+});

@@ -1,0 +1,310 @@
+/**
+ * Tenant-scoped dataframes end to end: the local stack (`jube-r serve`) in a separate process,
+ * real HTTP, real R, a data directory filled here. Every way a pointer can fail must give the
+ * same answer byte for byte, apart from the request id.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const MAX_TABLE = 2048;
+const MAX_TOTAL = 4096;
+
+/** A one-column CSV of exactly `bytes` bytes: header `v`, then rows of `1`, the last padded. */
+function csvOfSize(bytes: number): string {
+  const rows = Math.floor((bytes - 2) / 2);
+  const base = `v\n${'1\n'.repeat(rows)}`;
+  return bytes - base.length === 1 ? `v\n${'1\n'.repeat(rows - 1)}10\n` : base;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+interface Stack {
+  readonly baseUrl: string;
+  readonly process: ChildProcess;
+  output(): string;
+}
+
+async function startStack(env: Record<string, string>): Promise<Stack> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(REPO, 'scripts/jube-r.mjs'), 'serve'], {
+    cwd: REPO,
+    env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 45_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`jube-r serve exited (${child.exitCode}):\n${output}`);
+    try {
+      if ((await fetch(`${baseUrl}/health`)).ok) return { baseUrl, process: child, output: () => output };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGTERM');
+  throw new Error(`jube-r serve did not answer /health in time:\n${output}`);
+}
+
+async function stopStack(stack: Stack | undefined): Promise<void> {
+  const child = stack?.process;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface Answer {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly text: string;
+  readonly body: Record<string, unknown>;
+}
+
+let stack: Stack | undefined;
+let base: string;
+
+async function execute(body: unknown, tenant?: string): Promise<Answer> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (tenant !== undefined) headers['X-Jube-Tenant'] = tenant;
+  const response = await fetch(`${stack!.baseUrl}/execute`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type'), text, body: JSON.parse(text) as Record<string, unknown> };
+}
+
+/** The raw body with the request id's value blanked: what must be identical across failures. */
+function withoutRequestId(answer: Answer): string {
+  const id = answer.body['requestId'];
+  expect(typeof id).toBe('string');
+  return answer.text.replace(JSON.stringify(id), '"<requestId>"');
+}
+
+const RESULT = (expr: string) =>
+  `cat("<<<JUBE_RESULT_START>>>", jsonlite::toJSON(${expr}, auto_unbox = TRUE, digits = NA), "<<<JUBE_RESULT_END>>>", sep = "")`;
+
+beforeAll(async () => {
+  // Prepare: two tenants (and the default one), plain and gzip tables, hostile entries, a secret outside.
+  base = await mkdtemp(path.join(tmpdir(), 'jube-dataframes-it-'));
+  const data = path.join(base, 'data');
+  const put = async (relative: string, content: string | Buffer) => {
+    await mkdir(path.dirname(path.join(data, relative)), { recursive: true });
+    await writeFile(path.join(data, relative), content);
+  };
+  await put('acme/measurements.csv', 'id,value,label,flag\n1,2.5,a,TRUE\n2,3.5,b,FALSE\n3,6,c,TRUE\n');
+  await put('acme/regions.csv.gz', gzipSync('region,weight\nnorth,10\nsouth,32\n'));
+  await put('acme/at-max.csv', csvOfSize(MAX_TABLE));
+  await put('acme/at-max-2.csv', csvOfSize(MAX_TABLE));
+  await put('acme/over-max.csv', csvOfSize(MAX_TABLE + 1));
+  await put('acme/tiny.csv', '\n');
+  await put('acme/inflates-to-max.csv.gz', gzipSync(csvOfSize(MAX_TABLE)));
+  await put('acme/inflates-over-max.csv.gz', gzipSync(csvOfSize(MAX_TABLE + 1)));
+  await put('globex/secret.csv', 'secret\n42\n');
+  await put('default/plain.csv', 'n\n7\n');
+  await writeFile(path.join(base, 'outside.csv'), 'outside\n1\n');
+  await symlink(path.join(base, 'outside.csv'), path.join(data, 'acme/escape.csv'));
+  await symlink('../globex/secret.csv', path.join(data, 'acme/crossing.csv'));
+  stack = await startStack({
+    JUBE_R_DATA_DIR: data,
+    JUBE_R_MAX_DATAFRAME_BYTES: String(MAX_TABLE),
+    JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES: String(MAX_TOTAL),
+  });
+});
+
+afterAll(async () => {
+  await stopStack(stack);
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe('POST /execute with dataframes', () => {
+  it('binds a tenant\'s table as a data.frame the script computes on', async () => {
+    // Act
+    const answer = await execute(
+      {
+        script: `stopifnot(is.data.frame(m))\n${RESULT('list(mean = mean(m$value), n = nrow(m))')}`,
+        dataframes: [{ name: 'm', dataPointer: 'measurements' }],
+      },
+      'acme',
+    );
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'ok', result: { mean: 4, n: 3 } });
+  });
+
+  it('infers column types and keeps strings as character, not factors', async () => {
+    const answer = await execute(
+      {
+        script: RESULT(
+          'list(id = is.numeric(m$id), value = is.double(m$value), label = is.character(m$label), factor = is.factor(m$label), flag = is.logical(m$flag))',
+        ),
+        dataframes: [{ name: 'm', dataPointer: 'measurements' }],
+      },
+      'acme',
+    );
+    expect(answer.body).toMatchObject({ status: 'ok', result: { id: true, value: true, label: true, factor: false, flag: true } });
+  });
+
+  it('binds two tables, one of them gzip, next to a variable', async () => {
+    const answer = await execute(
+      {
+        script: RESULT('list(rows = nrow(m) + nrow(r), weight = sum(r$weight) * k, regions = r$region)'),
+        variables: [{ name: 'k', value: 2 }],
+        dataframes: [
+          { name: 'm', dataPointer: 'measurements' },
+          { name: 'r', dataPointer: 'regions' },
+        ],
+      },
+      'acme',
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'ok', result: { rows: 5, weight: 84, regions: ['north', 'south'] } });
+  });
+
+  it('uses the "default" tenant when no tenant header is sent', async () => {
+    const answer = await execute({ script: RESULT('list(n = d$n)'), dataframes: [{ name: 'd', dataPointer: 'plain' }] });
+    expect(answer.body).toMatchObject({ status: 'ok', result: { n: 7 } });
+  });
+
+  it('refuses a dataframe named like a variable with 400', async () => {
+    const answer = await execute(
+      { script: '1', variables: [{ name: 'm', value: 1 }], dataframes: [{ name: 'm', dataPointer: 'measurements' }] },
+      'acme',
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+});
+
+describe('unresolved data pointers', () => {
+  const script = RESULT('list(n = nrow(d))');
+  const cases: readonly [string, string | undefined, readonly string[]][] = [
+    ['missing', 'acme', ['nothing-here']],
+    ['another tenant\'s', 'acme', ['secret']],
+    ['a traversal attempt', 'acme', ['../globex/secret']],
+    ['an encoded traversal attempt', 'acme', ['..%2Fglobex%2Fsecret']],
+    ['malformed', 'acme', ['not a pointer!']],
+    ['empty', 'acme', ['']],
+    ['a symlink out of the data directory', 'acme', ['escape']],
+    ['a symlink into another tenant', 'acme', ['crossing']],
+    ['another tenant\'s, from the default tenant', undefined, ['measurements']],
+    ['one bad among good ones', 'acme', ['measurements', 'secret']],
+  ];
+
+  it.each(cases)('answers %s with the one generic 404 DATA_POINTER_UNRESOLVED', async (_label, tenant, pointers) => {
+    // Act
+    const answer = await execute({ script, dataframes: pointers.map((dataPointer, i) => ({ name: `d${i || ''}`, dataPointer })) }, tenant);
+    // Assess
+    expect(answer.status).toBe(404);
+    expect(answer.contentType).toMatch(/^application\/json/);
+    expect(answer.body).toEqual({
+      code: 'DATA_POINTER_UNRESOLVED',
+      message: 'One or more data pointers could not be resolved for this tenant; nothing was run.',
+      requestId: expect.any(String),
+    });
+  });
+
+  it('gives byte-identical bodies for every failure, apart from the request id', async () => {
+    // Act: the same table name each time, so only the pointer (and tenant) differ.
+    const answers = await Promise.all(cases.map(([, tenant, pointers]) => execute({ script, dataframes: pointers.map((dataPointer, i) => ({ name: `d${i || ''}`, dataPointer })) }, tenant)));
+    // Assess
+    const bodies = new Set(answers.map(withoutRequestId));
+    expect(bodies.size).toBe(1);
+    expect(new Set(answers.map((a) => `${a.status} ${a.contentType}`)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body['requestId'])).size).toBe(answers.length);
+  });
+
+  it('lets the owning tenant read the table another tenant was refused', async () => {
+    const answer = await execute({ script: RESULT('list(s = d$secret)'), dataframes: [{ name: 'd', dataPointer: 'secret' }] }, 'globex');
+    expect(answer.body).toMatchObject({ status: 'ok', result: { s: 42 } });
+  });
+});
+
+describe('tenant header', () => {
+  it.each([
+    ['upper case', 'ACME'],
+    ['a traversal', '../acme'],
+    ['a slash', 'acme/x'],
+    ['too long', 'a'.repeat(64)],
+  ])('refuses a tenant header that is %s', async (_label, tenant) => {
+    const answer = await execute({ script: RESULT('list(n = nrow(d))'), dataframes: [{ name: 'd', dataPointer: 'measurements' }] }, tenant);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'INVALID_TENANT' });
+  });
+});
+
+describe('dataframe size limits (2048 bytes per table, 4096 in total)', () => {
+  it('runs with a table of exactly the per-table limit', async () => {
+    const answer = await execute({ script: RESULT('list(n = nrow(big))'), dataframes: [{ name: 'big', dataPointer: 'at-max' }] }, 'acme');
+    expect(answer.body).toMatchObject({ status: 'ok', result: { n: 1023 } });
+  });
+
+  it('refuses a table one byte over with 413 naming the table, not the pointer', async () => {
+    const answer = await execute({ script: '1', dataframes: [{ name: 'big', dataPointer: 'over-max' }] }, 'acme');
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ code: 'DATAFRAME_TOO_LARGE', message: expect.stringContaining('"big"') });
+    expect(answer.text).not.toContain('over-max');
+  });
+
+  it('runs with tables totalling exactly the total limit', async () => {
+    const answer = await execute(
+      {
+        script: RESULT('list(n = nrow(a) + nrow(b))'),
+        dataframes: [
+          { name: 'a', dataPointer: 'at-max' },
+          { name: 'b', dataPointer: 'at-max-2' },
+        ],
+      },
+      'acme',
+    );
+    expect(answer.body).toMatchObject({ status: 'ok', result: { n: 2046 } });
+  });
+
+  it('refuses tables totalling one byte over the total limit with 413', async () => {
+    const answer = await execute(
+      {
+        script: '1',
+        dataframes: [
+          { name: 'a', dataPointer: 'at-max' },
+          { name: 'b', dataPointer: 'at-max-2' },
+          { name: 'c', dataPointer: 'tiny' },
+        ],
+      },
+      'acme',
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.body).toMatchObject({ code: 'DATAFRAME_TOO_LARGE' });
+  });
+
+  it('runs with a gzip table that inflates to exactly the per-table limit', async () => {
+    const answer = await execute({ script: RESULT('list(n = nrow(z))'), dataframes: [{ name: 'z', dataPointer: 'inflates-to-max' }] }, 'acme');
+    expect(answer.body).toMatchObject({ status: 'ok', result: { n: 1023 } });
+  });
+
+  it('does not run a small gzip table that inflates one byte over the limit', async () => {
+    // The stored size passes the resolver; the execute function counts the inflated bytes.
+    const answer = await execute({ script: RESULT('list(n = nrow(z))'), dataframes: [{ name: 'z', dataPointer: 'inflates-over-max' }] }, 'acme');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'error', error: expect.stringMatching(/'z'.*limit.*not run/) });
+    expect(answer.body['result']).toBeUndefined();
+    expect(answer.body['consoleOutput']).toBe('');
+  });
+});

@@ -1,0 +1,89 @@
+/** Time and size limits with real R: both timeout layers, the remaining-time budget, output caps. */
+import { describe, expect, it } from 'vitest';
+import { harness } from './helpers.ts';
+
+const h = harness();
+
+describe('execute handler: timeouts', () => {
+  it('a tight loop is stopped by R\'s own time limit', async () => {
+    const response = await h.run('cat("start\\n")\nrepeat {}', { timeoutSeconds: 1 });
+    expect(response).toMatchObject({
+      status: 'error',
+      timedOut: true,
+      consoleOutput: 'start\n',
+      error: 'script exceeded its 1 s limit (R time limit)',
+    });
+  });
+
+  it.each([
+    // Catching the time-limit error and carrying on: R's limit fires once, then is spent.
+    { name: 'a loop that swallows the time-limit error', script: 'repeat tryCatch(repeat {}, error = function(e) NULL)' },
+    // R 4.2's Sys.sleep does not check the time limit while it sleeps (R 4.2.2, checked on this host).
+    { name: 'a long Sys.sleep', script: 'Sys.sleep(30)' },
+  ])('$name is killed by the runtime backstop at T + grace', async ({ script }) => {
+    const started = Date.now();
+    const response = await h.run(script, { timeoutSeconds: 1 });
+    const elapsed = Date.now() - started;
+    expect(response).toMatchObject({
+      status: 'error',
+      timedOut: true,
+      error: 'script exceeded its 1 s limit and was killed by the runtime backstop after 2 s',
+    });
+    expect(elapsed).toBeGreaterThanOrEqual(2000);
+    expect(elapsed).toBeLessThan(8000);
+    expect(h.reports.at(-1)?.group?.survivors).toEqual([]);
+  });
+
+  it('never waits past the invocation\'s remaining time', async () => {
+    const budget = Date.now() + 3000;
+    const context = { getRemainingTimeInMillis: () => budget - Date.now() };
+    const limited = harness({ safetyMarginMs: 1000 });
+    const started = Date.now();
+    const response = await limited.run('Sys.sleep(30)', { timeoutSeconds: 20 }, context);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(response.timedOut).toBe(true);
+    expect(response.error).toMatch(/^script was killed by the runtime backstop after [\d.]+ s: the invocation's remaining time ran out before its 20 s limit$/);
+  });
+});
+
+describe('execute handler: output caps', () => {
+  it('caps a script printing over 100 MB without holding it in the handler', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: String(64 * 1024) } });
+    const rssBefore = process.memoryUsage().rss;
+    const response = await capped.run(
+      'line <- strrep("x", 1023)\nfor (i in 1:110000) cat(line, "\\n", sep = "")\ncat("<<<JUBE_RESULT_START>>>{\\"after\\": true}<<<JUBE_RESULT_END>>>")',
+      { timeoutSeconds: 60 },
+    );
+    const rssGrowth = process.memoryUsage().rss - rssBefore;
+    expect(response.status).toBe('ok');
+    expect(response.truncated).toBe(true);
+    expect(Buffer.byteLength(response.consoleOutput)).toBe(64 * 1024);
+    // Markers past the console cap are still found: the stream is scanned, not the kept head.
+    expect(response.result).toEqual({ after: true });
+    expect(rssGrowth).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  it('cuts the console at a character boundary', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: '1025' } });
+    const response = await capped.run('cat(strrep("é", 2000))');
+    expect(response.truncated).toBe(true);
+    expect(response.consoleOutput).toBe('é'.repeat(512));
+  });
+
+  it('caps a long error message', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_ERROR_BYTES: '256' } });
+    const response = await capped.run('stop(strrep("e", 5000))');
+    expect(response.status).toBe('error');
+    expect(Buffer.byteLength(response.error ?? '')).toBeLessThanOrEqual(256);
+    expect(response.truncated).toBe(true);
+  });
+
+  it('drops an oversized structured result with a warning', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_RESULT_BYTES: '1024' } });
+    const response = await capped.run('cat("<<<JUBE_RESULT_START>>>[", paste(rep("1", 2000), collapse = ","), "]<<<JUBE_RESULT_END>>>")');
+    expect(response.status).toBe('ok');
+    expect(response).not.toHaveProperty('result');
+    expect(response.resultWarning).toMatch(/exceeded 1024 bytes/);
+    expect(response.truncated).toBe(true);
+  });
+});

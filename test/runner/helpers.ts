@@ -1,0 +1,35 @@
+/** Shared set-up for the runner tier: the real execute handler with host R and small limits. */
+import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { Validator } from '../../functions/validate/core/validator.ts';
+import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from '../../functions/execute/handler.ts';
+import { readRuntimePaths, type SandboxMode } from '../../functions/execute/runtime-paths.ts';
+
+export function testConfig(env: Record<string, string> = {}): ServiceConfig {
+  return readServiceConfig({ JUBE_R_KILL_GRACE_SECONDS: '1', ...env });
+}
+
+/** Lets everything through, so the runner's own re-validation in R is what decides. */
+export const acceptEverything: Validator = () => ({ valid: true, errors: [], lint: [], durationMs: 0 });
+
+export interface Harness {
+  run(script: string, event?: Partial<ExecuteEventInput>, context?: { getRemainingTimeInMillis(): number }): Promise<ExecuteResponse>;
+  readonly reports: RunReport[];
+}
+
+export function harness(
+  options: Omit<ExecuteHandlerOptions, 'onRunReport' | 'paths'> & { sandbox?: SandboxMode; env?: Record<string, string> } = {},
+): Harness {
+  const reports: RunReport[] = [];
+  const paths = { ...readRuntimePaths(), sandbox: options.sandbox ?? 'none' };
+  const handler = createExecuteHandler({
+    config: testConfig(options.env),
+    ...options,
+    paths,
+    onRunReport: (report) => reports.push(report),
+  });
+  return {
+    reports,
+    run: (script, event = {}, context) => handler({ script, timeoutSeconds: 5, ...event }, context),
+  };
+}

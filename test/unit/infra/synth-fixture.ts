@@ -1,0 +1,99 @@
+/**
+ * Synthesizes an environment's stack the way `cdk synth` does (same buildApp, AwsSolutions
+ * checks included, real handler and image paths) into a temporary directory, once per call.
+ * CDK's built-in CloudFormation schema validation is off here: its engine takes many seconds to
+ * start and these tests assert the template directly.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildApp, type BuildAppOptions } from '../../../infra/lib/app.ts';
+import { resolveDeploymentConfig, type DeploymentConfig, type EnvironmentName } from '../../../infra/lib/config.ts';
+import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
+
+export interface Synthesized {
+  readonly config: DeploymentConfig;
+  readonly stack: JubeRStack;
+  readonly template: Template;
+  /** The raw template JSON. */
+  readonly json: CfnTemplate;
+  readonly outdir: string;
+  cleanup(): void;
+}
+
+export interface CfnResource {
+  readonly Type: string;
+  readonly Properties?: Record<string, unknown>;
+  readonly Metadata?: Record<string, unknown>;
+  readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
+}
+export interface CfnTemplate {
+  readonly Resources: Record<string, CfnResource>;
+}
+
+export function synthesize(
+  envOrConfig: EnvironmentName | DeploymentConfig,
+  extend?: (stack: JubeRStack) => void,
+  options: Partial<BuildAppOptions> = {},
+): Synthesized {
+  const config = typeof envOrConfig === 'string' ? resolveDeploymentConfig(envOrConfig) : envOrConfig;
+  const outdir = mkdtempSync(join(tmpdir(), `jube-r-cdk-${config.envName}-`));
+  try {
+    const { app, stack } = buildApp({ config, outdir, builtinCloudFormationValidation: false, ...options });
+    extend?.(stack);
+    const assembly = app.synth();
+    const json = assembly.getStackArtifact(stack.artifactId).template as CfnTemplate;
+    return { config, stack, template: Template.fromJSON(json), json, outdir, cleanup: () => rmSync(outdir, { recursive: true, force: true }) };
+  } catch (error) {
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Resources of one type, by logical id. */
+export function resourcesOf(json: CfnTemplate, type: string): [string, CfnResource][] {
+  return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+}
+
+/** The logical id of the resource a construct path ends at (e.g. "Execute/Function"). */
+export function logicalIdAt(json: CfnTemplate, pathSuffix: string): string {
+  const hits = Object.entries(json.Resources).filter(([, r]) => {
+    const path = r.Metadata?.['aws:cdk:path'];
+    return typeof path === 'string' && (path.endsWith(`/${pathSuffix}/Resource`) || path.endsWith(`/${pathSuffix}`));
+  });
+  if (hits.length !== 1) throw new Error(`expected one resource at ${pathSuffix}, found ${hits.length}`);
+  return hits[0]![0];
+}
+
+export interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource?: unknown;
+  readonly Principal?: unknown;
+  readonly Condition?: unknown;
+  readonly Sid?: string;
+}
+
+export const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** Every IAM statement granted to a role: its inline policies and every AWS::IAM::Policy attached to it. */
+export function statementsOfRole(json: CfnTemplate, roleLogicalId: string): Statement[] {
+  const role = json.Resources[roleLogicalId];
+  if (!role) throw new Error(`no role ${roleLogicalId}`);
+  const inline = ((role.Properties?.['Policies'] ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).flatMap(
+    (p) => p.PolicyDocument.Statement,
+  );
+  const attached = resourcesOf(json, 'AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties?.['Roles']).includes(`"${roleLogicalId}"`))
+    .flatMap(([, p]) => (p.Properties?.['PolicyDocument'] as { Statement: Statement[] }).Statement);
+  return [...inline, ...attached];
+}
+
+/** Every identity-policy statement in the template, with the role it belongs to. */
+export function allRoleStatements(json: CfnTemplate): { role: string; statement: Statement }[] {
+  return resourcesOf(json, 'AWS::IAM::Role').flatMap(([id]) =>
+    statementsOfRole(json, id).map((statement) => ({ role: id, statement })),
+  );
+}
