@@ -79,14 +79,13 @@ export async function stageDataframes(
 ): Promise<StagedDataframe[]> {
   const total = { used: 0, max: limits.maxTotalBytes };
   const staged: StagedDataframe[] = [];
-  const promised = dataframes.reduce((sum, df) => sum + df.bytes, 0);
-  if (promised > limits.maxTotalBytes) {
+  // The declared sizes first: refuse at once what would fail anyway, before any byte moves.
+  const overOne = dataframes.find((df) => df.bytes > limits.maxDataframeBytes);
+  if (overOne) throw new DataframeStagingError(`dataframe '${overOne.name}' exceeds the ${limits.maxDataframeBytes}-byte limit per table`);
+  if (dataframes.reduce((sum, df) => sum + df.bytes, 0) > limits.maxTotalBytes) {
     throw new DataframeStagingError(`the dataframes exceed the ${limits.maxTotalBytes}-byte limit in total`);
   }
   for (const [index, df] of dataframes.entries()) {
-    if (df.bytes > limits.maxDataframeBytes) {
-      throw new DataframeStagingError(`dataframe '${df.name}' exceeds the ${limits.maxDataframeBytes}-byte limit per table`);
-    }
     const relative = join('data', `${index}.csv`);
     const source = await openSource(df, signal);
     const stages: (Readable | Transform)[] = [source];

@@ -52,7 +52,7 @@ export function readRuntimePaths(env: NodeJS.ProcessEnv = process.env): RuntimeP
   return {
     rscript: pick('JUBE_R_RSCRIPT') ?? 'Rscript',
     runnerScript: pick('JUBE_R_RUNNER_SCRIPT') ?? defaultRunnerScript(),
-    rulesFile: rulesFilePath(),
+    rulesFile: pick('JUBE_R_RULES_FILE') ?? rulesFilePath(),
     tmpRoot: pick('JUBE_R_TMP_ROOT') ?? tmpdir(),
     prlimit: prlimit === 'none' ? undefined : prlimit,
     sandbox,

@@ -52,6 +52,9 @@ export function validateEnvironment(
     JUBE_R_DATA_BUCKET: names.dataBucketName,
     JUBE_R_PRESIGN_TTL_SECONDS: String(config.data.presignTtlSeconds),
     JUBE_R_SANDBOX_LAYERS: sandboxLayers(config).join(','),
+    // Empty means AWS. Declared so `sam local ... --env-vars` can point it at `sam local start-lambda`
+    // (SAM only overrides variables the template declares).
+    JUBE_R_LAMBDA_ENDPOINT: '',
     NODE_OPTIONS: '--enable-source-maps',
   };
 }

@@ -21,7 +21,8 @@ local({
   cap_string <- function(x, max_bytes) {
     if (!is.character(x) || length(x) != 1L || is.na(x)) return("")
     if (nchar(x, type = "bytes") <= max_bytes) return(x)
-    substr(x, 1L, max(1L, max_bytes %/% 4L))
+    # One character more than the byte cap: still over it, so the handler cuts exactly and flags it.
+    substr(x, 1L, max_bytes + 1L)
   }
 
   args <- commandArgs(trailingOnly = TRUE)

@@ -6,7 +6,7 @@ import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from
 import { readRuntimePaths, type SandboxMode } from '../../functions/execute/runtime-paths.ts';
 
 export function testConfig(env: Record<string, string> = {}): ServiceConfig {
-  return readServiceConfig({ JUBE_R_KILL_GRACE_SECONDS: '1', ...env });
+  return readServiceConfig({ JUBE_R_KILL_GRACE_SECONDS: '2', ...env });
 }
 
 /** Lets everything through, so the runner's own re-validation in R is what decides. */

@@ -7,6 +7,7 @@ import type { Node, Point } from 'web-tree-sitter';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import { allowedPackages, forbiddenSymbolIndex } from '../../../layers/rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../../../layers/contract/validation.ts';
+import type { Interest } from './candidates.ts';
 
 /** The tree-sitter-r node kinds the checks name (node-types.json of @davisvaughan/tree-sitter-r). */
 export const NodeKind = {
@@ -48,6 +49,8 @@ export interface CompiledRules {
   readonly forbiddenGenericPrefixes: ReadonlySet<string>;
   /** Every "rest" such that "prefix.rest" is forbidden: an object of that class could dispatch to it. */
   readonly forbiddenClassSuffixes: ReadonlySet<string>;
+  /** Every X such that the replacement function `X<-` is forbidden (`body(f) <- v`). */
+  readonly forbiddenReplacementBases: ReadonlySet<string>;
 }
 
 export function compileRules(
@@ -57,8 +60,10 @@ export function compileRules(
 ): CompiledRules {
   const forbidden = forbiddenSymbolIndex(rules);
   const prefixes = new Set<string>();
+  const replacementBases = new Set<string>();
   const suffixes = new Set<string>();
   for (const symbol of forbidden.keys()) {
+    if (symbol.endsWith('<-')) replacementBases.add(symbol.slice(0, -2));
     for (let i = symbol.indexOf('.', 1); i > 0; i = symbol.indexOf('.', i + 1)) {
       prefixes.add(symbol.slice(0, i));
       if (i + 1 < symbol.length) suffixes.add(symbol.slice(i + 1));
@@ -80,6 +85,7 @@ export function compileRules(
     functionArgumentNames: new Set(rules.higherOrderFunctions.functionArgumentNames),
     forbiddenGenericPrefixes: prefixes,
     forbiddenClassSuffixes: suffixes,
+    forbiddenReplacementBases: replacementBases,
   };
 }
 
@@ -144,6 +150,11 @@ export interface Check {
   /** One line on what the check rejects and why (docs, /health). */
   readonly summary: string;
   readonly nodeTypes: readonly NodeKind[];
+  /**
+   * The tokens whose nodes this check must see (the fast walk visits only those): every
+   * finding the check can report must stand on, or be the call of, a token named here.
+   */
+  readonly interest: (rules: CompiledRules) => Interest;
   readonly visit: (visit: Visit, findings: Findings) => void;
 }
 
@@ -151,6 +162,8 @@ export interface LintRule {
   readonly summary: string;
   readonly severity: LintFinding['severity'];
   readonly nodeTypes: readonly NodeKind[];
+  /** As for Check. */
+  readonly interest: (rules: CompiledRules) => Interest;
   readonly visit: (visit: Visit, findings: Findings) => void;
 }
 

@@ -20,7 +20,8 @@ import type { CompiledRules, Findings } from './context.ts';
 import { LINT_RULES } from './lint/index.ts';
 import { checkShape } from './shape.ts';
 import { syntaxErrors } from './syntax.ts';
-import { walkTree } from './walk.ts';
+import { findCandidates, mergeInterests } from './candidates.ts';
+import { walkCandidates, walkTree } from './walk.ts';
 import type { Dispatch, Visitor } from './walk.ts';
 
 export interface ValidatorOptions {
@@ -33,6 +34,11 @@ export interface ValidatorOptions {
   readonly maxFindings?: number;
   /** Parsing is abandoned (and the script rejected) after this long; a backstop, never hit by real scripts. */
   readonly parseBudgetMs?: number;
+  /**
+   * 'candidates' (default) visits only the tokens the lexical pre-scan flags; 'full' visits every
+   * node. Same findings by construction; tests run both to prove it.
+   */
+  readonly walk?: 'candidates' | 'full';
 }
 
 export type Validator = (script: string) => ValidationResult;
@@ -100,6 +106,11 @@ export async function loadValidator(options: ValidatorOptions = {}): Promise<Val
   const installed = options.installedPackages ?? new Set(manifest?.packages.map((p) => p.name) ?? []);
   const compiled = compileRules(rules, declared, installed);
   const dispatch = buildDispatch();
+  const interest = mergeInterests([
+    ...Object.values(CHECKS).map((c) => c.interest(compiled)),
+    ...Object.values(LINT_RULES).map((r) => r.interest(compiled)),
+  ]);
+  const full = options.walk === 'full';
   const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
   const parseBudgetMs = options.parseBudgetMs ?? 5_000;
   const parser = await getParser();
@@ -133,7 +144,14 @@ export async function loadValidator(options: ValidatorOptions = {}): Promise<Val
       try {
         if (tree.rootNode.hasError) return finish(start, syntaxErrors(tree, MAX_SYNTAX_ERRORS), []);
         const collector = new Collector(compiled, maxFindings);
-        walkTree(tree, dispatch, collector, () => collector.full(), (here) => (collector.here = here));
+        const walkOptions = {
+          dispatch,
+          findings: collector,
+          shouldStop: () => collector.full(),
+          bindPosition: (here: () => Point) => (collector.here = here),
+        };
+        if (full) walkTree(tree, walkOptions);
+        else walkCandidates(tree, findCandidates(script, interest), walkOptions);
         return finish(start, collector.errors, collector.lints);
       } finally {
         tree.delete();

@@ -1,10 +1,17 @@
 /**
- * The static walk: one pass of a TreeCursor over the tree (enter events in document order, no
- * recursion, so depth costs heap, not stack), annotating a frame per level and handing each named
- * node to the checks and lint rules registered for its kind.
+ * The static walk over a tree-sitter tree with one TreeCursor (no recursion: depth costs heap,
+ * not stack). Each level of the path from the root gets a frame annotated with what the checks
+ * need (operator, callee, argument name, assignment-target and class-value flags), computed from
+ * the node's own children so a frame is correct however the cursor arrived at it.
+ *
+ * Two drivers share that annotation:
+ * - `walkTree` visits every node (the reference; tests prove the fast driver equivalent to it);
+ * - `walkCandidates` visits only the tokens a lexical pre-scan found interesting, stepping the
+ *   cursor forward through the tree in document order. Crossing into the WASM tree costs far more
+ *   per node than scanning text in JS, and almost every node of a real script is uninteresting.
  */
 import type { Node, Point, Tree, TreeCursor } from 'web-tree-sitter';
-import { NodeKind, newFrame, isAssignmentTarget } from './context.ts';
+import { NodeKind, isAssignmentTarget, newFrame } from './context.ts';
 import type { Findings, Frame, Visit } from './context.ts';
 import { decodeName, decodeStringLiteral } from './r-strings.ts';
 
@@ -17,7 +24,7 @@ const OPERATOR_KINDS: ReadonlySet<string> = new Set([
   NodeKind.namespaceOperator,
   NodeKind.extractOperator,
 ]);
-
+const LEFT_ASSIGN: ReadonlySet<string> = new Set(['<-', '=']);
 const CLASS_SETTERS: ReadonlySet<string> = new Set(['class', 'oldClass']);
 
 /** A name as written in a name slot: an identifier (maybe backquoted) or a string. */
@@ -34,8 +41,8 @@ class Walk implements Visit {
   depth = 0;
   frame: Frame = newFrame();
   private readonly frames: Frame[] = [];
-  private stopped = false;
   private readonly scratch: Frame = newFrame();
+  private stopped = false;
 
   constructor(
     private readonly cursor: TreeCursor,
@@ -57,11 +64,15 @@ class Walk implements Visit {
     return this.cursor.startPosition;
   }
 
-  run(): void {
+  /** Every node, in document order. */
+  runAll(): void {
     const cursor = this.cursor;
     for (;;) {
-      if (cursor.nodeIsNamed) this.enter();
-      if (this.stopped) return;
+      if (cursor.nodeIsNamed) {
+        const frame = this.enter();
+        this.visitAt(frame);
+        if (this.stopped) return;
+      }
       if (cursor.gotoFirstChild()) {
         this.depth += 1;
         continue;
@@ -73,7 +84,80 @@ class Walk implements Visit {
     }
   }
 
-  private enter(): void {
+  /** Only the tokens starting at `indices` (ascending, UTF-16 offsets), with the nodes they stand for. */
+  runCandidates(indices: readonly number[]): void {
+    const cursor = this.cursor;
+    this.enter();
+    for (const index of indices) {
+      if (!this.advanceTo(index)) return;
+      if (cursor.startIndex !== index) continue;
+      const type = cursor.nodeType;
+      if (type === NodeKind.identifier || type === NodeKind.string) {
+        this.visitAt(this.frames[this.depth]!);
+        const role = this.callOf();
+        if (role > 0) {
+          // The callee of a call: the call-level checks (loaders, options(), dispatch, replacement) see the call.
+          const back = role;
+          for (let i = 0; i < back; i += 1) {
+            cursor.gotoParent();
+            this.depth -= 1;
+          }
+          this.visitAt(this.frames[this.depth]!);
+        }
+      } else if (!cursor.nodeIsNamed && cursor.currentFieldName === 'operator') {
+        cursor.gotoParent();
+        this.depth -= 1;
+        this.visitAt(this.frames[this.depth]!);
+      }
+      if (this.stopped) return;
+    }
+  }
+
+  /** 1 or 2 when the visited name is the function of a call (directly, or as pkg::name), else 0. */
+  private callOf(): number {
+    const parent = this.frames[this.depth - 1];
+    if (!parent) return 0;
+    if (parent.type === NodeKind.call && this.field === 'function') return 1;
+    if (parent.type === NodeKind.namespaceOperator && this.field === 'rhs' && parent.field === 'function') {
+      return this.frames[this.depth - 2]?.type === NodeKind.call ? 2 : 0;
+    }
+    return 0;
+  }
+
+  /** Moves forward to the deepest node that starts a token at `index`; false when the tree is exhausted. */
+  private advanceTo(index: number): boolean {
+    const cursor = this.cursor;
+    while (cursor.endIndex <= index) {
+      if (cursor.gotoNextSibling()) continue;
+      if (!cursor.gotoParent()) return false;
+      this.depth -= 1;
+    }
+    if (cursor.startIndex > index) return true;
+    if (this.depth > 0 || this.frames.length === 0) {
+      if (cursor.nodeIsNamed) this.enter();
+    }
+    for (;;) {
+      const type = cursor.nodeType;
+      if (cursor.startIndex === index && (type === NodeKind.identifier || type === NodeKind.string)) return true;
+      if (!cursor.gotoFirstChildForIndex(index)) return true;
+      this.depth += 1;
+      if (cursor.startIndex > index) return true;
+      if (cursor.nodeIsNamed) this.enter();
+    }
+  }
+
+  private visitAt(frame: Frame): void {
+    const visitors = this.dispatch.get(frame.type);
+    if (!visitors) return;
+    this.type = frame.type;
+    this.field = frame.field;
+    this.frame = frame;
+    for (const visit of visitors) visit(this, this.findings);
+    if (this.shouldStop()) this.stopped = true;
+  }
+
+  /** Annotates the frame of the cursor's (named) node from its parent frame and its own children. */
+  private enter(): Frame {
     const cursor = this.cursor;
     const depth = this.depth;
     const frame = (this.frames[depth] ??= newFrame());
@@ -94,14 +178,13 @@ class Walk implements Visit {
     const parent = depth > 0 ? this.frames[depth - 1] : undefined;
     if (parent) {
       const pt = parent.type;
-      if (type === NodeKind.argument) frame.argIndex = parent.argIndex++;
       if (pt === NodeKind.binaryOperator) {
         frame.target = isAssignmentTarget(parent.op, field);
         if (!frame.target && parent.assignsClass) frame.classValue = true;
       } else if (parent.target) {
         frame.target =
           (pt === NodeKind.call && field === 'arguments') ||
-          (pt === NodeKind.arguments && type === NodeKind.argument && frame.argIndex === 0) ||
+          (pt === NodeKind.arguments && type === NodeKind.argument && this.isFirstArgument()) ||
           (pt === NodeKind.argument && field === 'value') ||
           ((pt === NodeKind.subset || pt === NodeKind.subset2) && field === 'function') ||
           (pt === NodeKind.extractOperator && field === 'lhs');
@@ -115,30 +198,41 @@ class Walk implements Visit {
       ) {
         frame.classValue = true;
       }
-      if (pt === NodeKind.argument && field === 'name') parent.argName = slotName(cursor);
     }
 
     if (OPERATOR_KINDS.has(type)) this.peekOperator(frame);
     else if (type === NodeKind.call) this.peekCallee(frame);
+    else if (type === NodeKind.argument) this.peekArgumentName(frame);
+    return frame;
+  }
 
-    // `class(x) <- "..."`: the target call is the lhs, entered before the value.
-    if (type === NodeKind.call && frame.target && parent && parent.type === NodeKind.binaryOperator && CLASS_SETTERS.has(frame.callee)) {
-      parent.assignsClass = true;
+  private isFirstArgument(): boolean {
+    const cursor = this.cursor;
+    let steps = 0;
+    let first = true;
+    while (cursor.gotoPreviousSibling()) {
+      steps += 1;
+      if (cursor.nodeType === NodeKind.argument) {
+        first = false;
+        break;
+      }
     }
+    for (let i = 0; i < steps; i += 1) cursor.gotoNextSibling();
+    return first;
+  }
 
-    const visitors = this.dispatch.get(type);
-    if (!visitors) return;
-    this.type = type;
-    this.field = field;
-    this.frame = frame;
-    for (const visit of visitors) visit(this, this.findings);
-    if (this.shouldStop()) this.stopped = true;
+  private peekArgumentName(frame: Frame): void {
+    const cursor = this.cursor;
+    if (!cursor.gotoFirstChild()) return;
+    if (cursor.currentFieldName === 'name') frame.argName = slotName(cursor);
+    cursor.gotoParent();
   }
 
   private peekOperator(frame: Frame): void {
     const cursor = this.cursor;
     if (!cursor.gotoFirstChild()) return;
     const namespace = frame.type === NodeKind.namespaceOperator;
+    let classCall = false;
     do {
       const field = cursor.currentFieldName;
       if (field === 'operator') {
@@ -146,8 +240,16 @@ class Walk implements Visit {
         if (!namespace) break;
       } else if (namespace && field === 'lhs') frame.calleePackage = slotName(cursor);
       else if (namespace && field === 'rhs') frame.nsName = slotName(cursor);
+      else if (field === 'lhs' && cursor.nodeType === NodeKind.call) {
+        // `class(x) <- value`: the value names classes (S3 dispatch check).
+        if (cursor.gotoFirstChild()) {
+          classCall = cursor.currentFieldName === 'function' && CLASS_SETTERS.has(slotName(cursor));
+          cursor.gotoParent();
+        }
+      }
     } while (cursor.gotoNextSibling());
     cursor.gotoParent();
+    frame.assignsClass = classCall && LEFT_ASSIGN.has(frame.op);
   }
 
   private peekCallee(frame: Frame): void {
@@ -168,23 +270,31 @@ class Walk implements Visit {
   }
 }
 
-/**
- * Walks the whole tree once; `shouldStop` lets the caller bound the number of findings and
- * `bindPosition` hands the caller the current node's position for findings without one.
- */
-export function walkTree(
-  tree: Tree,
-  dispatch: Dispatch,
-  findings: Findings,
-  shouldStop: () => boolean,
-  bindPosition: (here: () => Point) => void,
-): void {
+export interface WalkOptions {
+  readonly dispatch: Dispatch;
+  readonly findings: Findings;
+  /** Lets the caller bound the number of findings. */
+  readonly shouldStop: () => boolean;
+  /** Receives the current node's position, for findings reported without one. */
+  readonly bindPosition: (here: () => Point) => void;
+}
+
+function withCursor(tree: Tree, options: WalkOptions, run: (walk: Walk) => void): void {
   const cursor = tree.walk();
-  bindPosition(() => cursor.startPosition);
+  options.bindPosition(() => cursor.startPosition);
   try {
-    new Walk(cursor, dispatch, findings, shouldStop).run();
+    run(new Walk(cursor, options.dispatch, options.findings, options.shouldStop));
   } finally {
     cursor.delete();
   }
 }
 
+/** Visits every node once (reference driver). */
+export function walkTree(tree: Tree, options: WalkOptions): void {
+  withCursor(tree, options, (walk) => walk.runAll());
+}
+
+/** Visits the nodes at the candidate token offsets (see candidates.ts), in one forward pass. */
+export function walkCandidates(tree: Tree, indices: readonly number[], options: WalkOptions): void {
+  withCursor(tree, options, (walk) => walk.runCandidates(indices));
+}

@@ -36,8 +36,9 @@ export function createS3PointerStore(options: S3PointerStoreOptions): PointerSto
     try {
       const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
       if (typeof head.ContentLength !== 'number') return undefined;
-      // Pinning the version (in a versioned bucket) makes the checked size the downloaded size.
-      const get = new GetObjectCommand({ Bucket: bucket, Key: key, ...(head.VersionId ? { VersionId: head.VersionId } : {}) });
+      // No VersionId pinning: that would need s3:GetObjectVersion, and an object swapped between
+      // this check and the download is still capped byte for byte by the execute function.
+      const get = new GetObjectCommand({ Bucket: bucket, Key: key });
       const url = await getSignedUrl(client, get, { expiresIn: presignTtlSeconds });
       return { source: { kind: 'url', url, gzip }, bytes: head.ContentLength };
     } catch {

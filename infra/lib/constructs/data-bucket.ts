@@ -36,7 +36,7 @@ export class DataBucket extends Construct {
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(props.accessLogExpireAfterDays) }],
     });
     Validations.of(this.accessLogBucket).acknowledge({
-      id: 'AwsSolutions-S1',
+      id: 'AwsSolutions::AwsSolutions-S1',
       reason: 'This is the access-log bucket itself; logging it into another bucket would only move the problem.',
     });
 
@@ -68,7 +68,7 @@ export class DataBucket extends Construct {
     );
     const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket);
     Validations.of(grantee).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
       reason: 'Objects are keyed <tenant>/<pointer> and both parts come with each request; the tenant check is in the handler, reads stay inside this one bucket.',
     });
   }

@@ -63,8 +63,8 @@ export class ExecuteFunction extends Construct {
       'creation, so network-interface/* (this account and region only) is the narrowest resource, and ' +
       'ec2:DescribeNetworkInterfaces/DescribeSubnets support no resource-level permissions (Resource "*").';
     Validations.of(this.role).acknowledge(
-      { id: `AwsSolutions-IAM5[Resource::${nagNetworkInterfaceArn(stack)}]`, reason: eniReason },
-      { id: 'AwsSolutions-IAM5[Resource::*]', reason: eniReason },
+      { id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagNetworkInterfaceArn(stack)}]`, reason: eniReason },
+      { id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', reason: eniReason },
     );
 
     this.function = new lambda.DockerImageFunction(this, 'Function', {

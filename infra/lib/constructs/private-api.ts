@@ -86,12 +86,12 @@ export class PrivateApi extends Construct {
 
     Validations.of(this.api).acknowledge(
       {
-        id: 'AwsSolutions-APIG3',
+        id: 'AwsSolutions::AwsSolutions-APIG3',
         reason: 'Private API: reachable only through the VPC interface endpoint, IAM-authorized, one caller principal; stage throttling bounds load.',
       },
-      { id: 'AwsSolutions-COG4', reason: 'Callers are AWS principals signing with SigV4 (IAM authorization), not Cognito users.' },
+      { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'Callers are AWS principals signing with SigV4 (IAM authorization), not Cognito users.' },
       {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         reason: "API Gateway's account-level CloudWatch role needs AmazonAPIGatewayPushToCloudWatchLogs to write access logs; it is the service's documented policy.",
       },
     );

@@ -95,7 +95,7 @@ export class ValidateFunction extends Construct {
       'The project targets Node 20 (package.json engines, esbuild target node20). Lambda deprecated nodejs20.x on 2026-04-30 and ' +
       'blocks creating functions with it from 2027-02-01: move the codebase and this runtime to Node 22/24 together before then.';
     Validations.of(this.function).acknowledge(
-      { id: 'AwsSolutions-L1', reason: node20 },
+      { id: 'AwsSolutions::AwsSolutions-L1', reason: node20 },
       { id: 'CloudFormation-Validate::W2531', reason: node20 },
     );
   }

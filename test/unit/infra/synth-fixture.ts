@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
 import { buildApp, type BuildAppOptions } from '../../../infra/lib/app.ts';
 import { resolveDeploymentConfig, type DeploymentConfig, type EnvironmentName } from '../../../infra/lib/config.ts';
 import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
@@ -57,14 +59,11 @@ export function resourcesOf(json: CfnTemplate, type: string): [string, CfnResour
   return Object.entries(json.Resources).filter(([, r]) => r.Type === type);
 }
 
-/** The logical id of the resource a construct path ends at (e.g. "Execute/Function"). */
-export function logicalIdAt(json: CfnTemplate, pathSuffix: string): string {
-  const hits = Object.entries(json.Resources).filter(([, r]) => {
-    const path = r.Metadata?.['aws:cdk:path'];
-    return typeof path === 'string' && (path.endsWith(`/${pathSuffix}/Resource`) || path.endsWith(`/${pathSuffix}`));
-  });
-  if (hits.length !== 1) throw new Error(`expected one resource at ${pathSuffix}, found ${hits.length}`);
-  return hits[0]![0];
+/** The logical id of a construct's CloudFormation resource (its default child). */
+export function logicalIdOf(construct: IConstruct): string {
+  const element = construct instanceof CfnElement ? construct : construct.node.defaultChild;
+  if (!(element instanceof CfnElement)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+  return Stack.of(construct).getLogicalId(element);
 }
 
 export interface Statement {

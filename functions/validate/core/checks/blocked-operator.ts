@@ -11,6 +11,7 @@ const ADVICE: Readonly<Record<string, string>> = {
 export const blockedOperator: Check = {
   summary: 'Rejects the blocked operators (superassignment, access to unexported internals).',
   nodeTypes: [NodeKind.binaryOperator, NodeKind.namespaceOperator, NodeKind.unaryOperator],
+  interest: (rules) => ({ operators: rules.blockedOperators.keys() }),
   visit(visit, findings) {
     const op = visit.frame.op;
     const why = findings.rules.blockedOperators.get(op);

@@ -12,6 +12,7 @@ import { forbiddenMessage } from './advice.ts';
 export const forbiddenStringFunction: Check = {
   summary: 'Rejects a string naming a forbidden function where R would resolve it to that function.',
   nodeTypes: [NodeKind.string],
+  interest: (rules) => ({ names: rules.forbidden.keys() }),
   visit(visit, findings) {
     if (!stringNamesFunction(visit, findings.rules)) return;
     const name = decodeStringLiteral(visit.text());

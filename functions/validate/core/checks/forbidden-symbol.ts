@@ -12,6 +12,7 @@ import { forbiddenMessage } from './advice.ts';
 export const forbiddenSymbol: Check = {
   summary: 'Rejects any reference to a forbidden symbol: call, value, argument, qualified, backquoted, or replacement call.',
   nodeTypes: [NodeKind.identifier, NodeKind.string, NodeKind.call],
+  interest: (rules) => ({ names: [...rules.forbidden.keys(), ...rules.forbiddenReplacementBases] }),
   visit(visit, findings) {
     const { forbidden } = findings.rules;
     if (visit.type === NodeKind.call) {

@@ -6,6 +6,7 @@ import { packageNotAllowedMessage } from './packages.ts';
 export const namespacePackage: Check = {
   summary: 'pkg::name must name an allowed package.',
   nodeTypes: [NodeKind.namespaceOperator],
+  interest: () => ({ operators: ['::', ':::'] }),
   visit(visit, findings) {
     const pkg = visit.frame.calleePackage;
     if (pkg === '' || findings.rules.allowedPackages.has(pkg)) return;

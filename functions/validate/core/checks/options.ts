@@ -10,6 +10,7 @@ import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 export const optionsCheck: Check = {
   summary: 'options() only by name, and never the denied option names.',
   nodeTypes: [NodeKind.call, NodeKind.identifier, NodeKind.string],
+  interest: (rules) => ({ names: rules.optionFunctions }),
   visit(visit, findings) {
     const { optionFunctions, deniedOptions } = findings.rules;
     if (visit.type === NodeKind.call) {

@@ -70,6 +70,7 @@ function checkLoaderCall(loader: string, call: Node, findings: Findings): void {
 export const packageLoader: Check = {
   summary: 'Package loaders must name one allowed package literally, with harmless named arguments only.',
   nodeTypes: [NodeKind.call, NodeKind.identifier, NodeKind.string],
+  interest: (rules) => ({ names: rules.loaders }),
   visit(visit, findings) {
     const { loaders } = findings.rules;
     if (visit.type === NodeKind.call) {

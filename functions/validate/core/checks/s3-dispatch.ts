@@ -13,6 +13,7 @@ const DISPATCHERS: ReadonlySet<string> = new Set(['UseMethod', 'NextMethod']);
 export const s3Dispatch: Check = {
   summary: 'Rejects S3 generic or class names that would dispatch to a forbidden function.',
   nodeTypes: [NodeKind.call, NodeKind.string],
+  interest: (rules) => ({ names: [...DISPATCHERS, ...rules.forbiddenClassSuffixes] }),
   visit(visit, findings) {
     const rules = findings.rules;
     if (visit.type === NodeKind.string) {

@@ -9,6 +9,7 @@ export const absolutePath: LintRule = {
   summary: 'Absolute and home paths do not exist in the sandbox; use relative paths.',
   severity: 'info',
   nodeTypes: [NodeKind.string],
+  interest: () => ({ strings: (value) => ABSOLUTE.test(value) }),
   visit(visit, findings) {
     const value = decodeStringLiteral(visit.text());
     if (!ABSOLUTE.test(value)) return;

@@ -9,6 +9,7 @@ export const packageNotInstalled: LintRule = {
   summary: 'A package used via library()/require()/pkg:: is not installed.',
   severity: 'warning',
   nodeTypes: [NodeKind.namespaceOperator, NodeKind.call],
+  interest: (rules) => ({ operators: ['::', ':::'], names: rules.loaders }),
   visit(visit, findings) {
     const rules = findings.rules;
     let pkg: string;

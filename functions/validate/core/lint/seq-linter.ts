@@ -14,6 +14,7 @@ export const seqLinter: LintRule = {
   summary: 'Use seq_along()/seq_len() instead of 1:length(x), 1:nrow(x), 1:ncol(x).',
   severity: 'warning',
   nodeTypes: [NodeKind.binaryOperator],
+  interest: () => ({ operatorsAfterOne: [':'] }),
   visit(visit, findings) {
     if (visit.frame.op !== ':') return;
     const node = visit.node();

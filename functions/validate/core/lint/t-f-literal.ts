@@ -6,6 +6,7 @@ export const tfLiteral: LintRule = {
   summary: 'Use TRUE/FALSE instead of T/F.',
   severity: 'warning',
   nodeTypes: [NodeKind.identifier],
+  interest: () => ({ names: ['T', 'F'] }),
   visit(visit, findings) {
     const text = visit.text();
     if (text !== 'T' && text !== 'F') return;

@@ -6,6 +6,7 @@ export const topLevelEqualsAssignment: LintRule = {
   summary: 'Use <- instead of = for top-level assignment.',
   severity: 'info',
   nodeTypes: [NodeKind.binaryOperator],
+  interest: () => ({ topLevelOperators: ['='] }),
   visit(visit, findings) {
     if (visit.frame.op !== '=' || visit.ancestor(1)?.type !== NodeKind.program) return;
     findings.lint('Use <- for assignment instead of = at top level.');

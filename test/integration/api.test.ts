@@ -1,0 +1,150 @@
+/**
+ * The local stack over real HTTP from a separate process, with real R: every route, every
+ * ingress error, and the outcomes of /execute (result, script error, rejection, timeout, clamping).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
+import { loadManifest } from '../../layers/packages/manifest.ts';
+import { loadRules } from '../../layers/rules/rules.ts';
+import { ErrorBodySchema } from '../../functions/validate/http/error-response.ts';
+import { HealthResponseSchema, PackagesResponseSchema } from '../../functions/validate/routes/schemas.ts';
+import { ValidationResultSchema } from '../../layers/contract/validation.ts';
+import { postJson, request, startStack, type RunningStack } from './local-stack.ts';
+
+const MAX_BODY = 4096;
+let stack: RunningStack;
+
+beforeAll(async () => {
+  stack = await startStack({
+    JUBE_R_MAX_REQUEST_BODY_BYTES: String(MAX_BODY),
+    // Generous for a loaded machine (R alone may take seconds to start), small enough to clamp to.
+    JUBE_R_SCRIPT_TIMEOUT_SECONDS: '6',
+    JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '6',
+    JUBE_R_KILL_GRACE_SECONDS: '1',
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** A /validate body of exactly `bytes` bytes. */
+function validateBodyOf(bytes: number): string {
+  const shell = JSON.stringify({ script: '' });
+  return JSON.stringify({ script: '#'.repeat(bytes - shell.length) });
+}
+
+describe('the local stack', () => {
+  it('prints where it listens and a ready-to-paste curl example', () => {
+    expect(stack.output()).toContain(`jube-r listening on ${stack.url}`);
+    expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/execute -H 'Content-Type: application/json' -d '\\{"script":`));
+  });
+
+  it('serves GET /health with the live rules and limits', async () => {
+    const answer = await request(`${stack.url}/health`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    const health = HealthResponseSchema.parse(answer.json);
+    expect(health.rules).toEqual(loadRules());
+    expect(health.limits).toMatchObject({ maxRequestBodyBytes: MAX_BODY, scriptTimeoutSecondsMax: 6, maxInflightExecute: 2 });
+    expect(health.sandbox.source).toBe('detected');
+    expect(health.sandbox.layers).toContain('fresh-rscript-per-call');
+  });
+
+  it('serves GET /packages from the manifest', async () => {
+    const answer = await request(`${stack.url}/packages`);
+    expect(answer.status).toBe(200);
+    expect(PackagesResponseSchema.parse(answer.json).packages).toEqual(loadManifest().packages);
+  });
+
+  it('validates with POST /validate', async () => {
+    const ok = await postJson(`${stack.url}/validate`, { script: 'mean(c(1, 2))' });
+    const bad = await postJson(`${stack.url}/validate`, { script: 'system("id")' });
+    expect(ValidationResultSchema.parse(ok.json).valid).toBe(true);
+    expect(ValidationResultSchema.parse(bad.json)).toMatchObject({ valid: false, errors: [{ code: 'FORBIDDEN_SYMBOL', symbol: 'system' }] });
+  });
+});
+
+describe('ingress errors over HTTP', () => {
+  it('accepts exactly the maximum body and refuses one byte more with 413', async () => {
+    const atMax = await postJson(`${stack.url}/validate`, validateBodyOf(MAX_BODY));
+    const over = await postJson(`${stack.url}/validate`, validateBodyOf(MAX_BODY + 1));
+    expect(atMax.status).toBe(200);
+    expect(over.status).toBe(413);
+    expect(ErrorBodySchema.parse(over.json).code).toBe('BODY_TOO_LARGE');
+  });
+
+  it('refuses a much larger body with 413 without reading it all', async () => {
+    const answer = await postJson(`${stack.url}/validate`, validateBodyOf(MAX_BODY * 20));
+    expect(answer.status).toBe(413);
+  });
+
+  it.each([
+    ['wrong content type', () => request(`${stack.url}/validate`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{"script":"1"}' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['malformed JSON', () => postJson(`${stack.url}/validate`, '{"script": '), 400, 'INVALID_JSON'],
+    ['unknown field', () => postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: 1, colour: 'red' }] }), 400, 'UNKNOWN_FIELD'],
+    ['wrong type', () => postJson(`${stack.url}/execute`, { script: '1', timeoutSeconds: 'soon' }), 400, 'INVALID_REQUEST'],
+    ['null variable', () => postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: null }] }), 400, 'INVALID_REQUEST'],
+    ['unknown route', () => request(`${stack.url}/nowhere`), 404, 'NOT_FOUND'],
+    ['wrong method', () => request(`${stack.url}/execute`), 405, 'METHOD_NOT_ALLOWED'],
+    ['invalid tenant', () => postJson(`${stack.url}/execute`, { script: '1' }, { 'X-Jube-Tenant': '../other' }), 400, 'INVALID_TENANT'],
+  ])('%s', async (_name, send, status, code) => {
+    const answer = await send();
+    expect(answer.status).toBe(status);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    const body = ErrorBodySchema.parse(answer.json);
+    expect(body.code).toBe(code);
+    expect(body.requestId).toBe(answer.headers.get('x-amzn-requestid'));
+  });
+
+  it('names the unknown field by its path and explains a null value', async () => {
+    const unknown = await postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: 1, colour: 'red' }] });
+    expect(unknown.json['message']).toContain('variables[0].colour');
+    const nulled = await postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: null }] });
+    expect(nulled.json['message']).toContain('omit');
+  });
+
+  it('says which method a path accepts', async () => {
+    expect((await request(`${stack.url}/health`, { method: 'POST' })).headers.get('allow')).toBe('GET');
+  });
+});
+
+describe('POST /execute with real R', () => {
+  it('runs a script with variables and returns its structured result', async () => {
+    const script = 'total <- sum(xs) * k\ncat("total is", total, "\\n")\ncat("<<<JUBE_RESULT_START>>>", sprintf(\'{"total": %d}\', total), "<<<JUBE_RESULT_END>>>", sep = "")';
+    const answer = await postJson(`${stack.url}/execute`, { script, variables: [{ name: 'xs', value: [1, 2, 3] }, { name: 'k', value: 10 }] });
+    expect(answer.status).toBe(200);
+    const response = ExecuteResponseSchema.parse(answer.json);
+    expect(response).toMatchObject({ status: 'ok', error: null, timedOut: false, result: { total: 60 } });
+    expect(response.consoleOutput).toContain('total is 60');
+  });
+
+  it("reports the script's own failure as a 200 with status error", async () => {
+    const answer = await postJson(`${stack.url}/execute`, { script: 'stop("no such column")' });
+    expect(answer.status).toBe(200);
+    expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: false });
+    expect(answer.json['error']).toContain('no such column');
+  });
+
+  it('rejects a forbidden script without running it', async () => {
+    const answer = await postJson(`${stack.url}/execute`, { script: 'system("touch /tmp/x")' });
+    expect(answer.status).toBe(200);
+    const response = ExecuteResponseSchema.parse(answer.json);
+    expect(response).toMatchObject({ status: 'rejected', consoleOutput: '', timedOut: false });
+    expect(response.validation?.errors[0]?.code).toBe('FORBIDDEN_SYMBOL');
+  });
+
+  it('times out a script that never ends', async () => {
+    const answer = await postJson(`${stack.url}/execute`, { script: 'repeat {}', timeoutSeconds: 1 });
+    expect(answer.status).toBe(200);
+    expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: true });
+    expect(answer.json['error']).toContain('1 s');
+  });
+
+  it('clamps timeoutSeconds to the maximum instead of refusing it', async () => {
+    const answer = await postJson(`${stack.url}/execute`, { script: 'Sys.sleep(60)', timeoutSeconds: 600 });
+    expect(answer.status).toBe(200);
+    expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: true });
+    expect(answer.json['error']).toContain('6 s');
+    expect(answer.ms).toBeLessThan(20_000);
+  });
+});

@@ -1,0 +1,117 @@
+/** Containment with real R: scrubbed environment, nothing outlives the call, nothing carries over. */
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupMembers } from '../../functions/execute/process-group.ts';
+import { resolveSandbox } from '../../functions/execute/sandbox.ts';
+import { acceptEverything, harness } from './helpers.ts';
+
+const CANARY = 'JUBE_TEST_CANARY_SECRET';
+const CANARY_VALUE = 'canary-7f3a9c-do-not-leak';
+
+/** Prints a /proc environ file as lines (NUL-separated on disk; readBin is allowed to scripts). */
+const printEnviron = (path: string) =>
+  `x <- tryCatch(readBin("${path}", "raw", 1e6), error = function(e) as.raw(0))\nx[x == as.raw(0)] <- as.raw(10)\ncat(rawToChar(x), "\\n")`;
+
+const bwrapWorks = (await resolveSandbox('auto')).kind === 'bwrap';
+
+describe.each([
+  { sandbox: 'none' as const },
+  ...(bwrapWorks ? [{ sandbox: 'bwrap' as const }] : []),
+])('execute handler isolation (sandbox: $sandbox)', ({ sandbox }) => {
+  const h = harness({ sandbox, validator: acceptEverything });
+
+  beforeAll(() => {
+    process.env[CANARY] = CANARY_VALUE;
+    process.env['AWS_SECRET_ACCESS_KEY'] = CANARY_VALUE;
+    process.env['AWS_LAMBDA_RUNTIME_API'] = '127.0.0.1:9001';
+  });
+  afterAll(() => {
+    delete process.env[CANARY];
+    delete process.env['AWS_SECRET_ACCESS_KEY'];
+    delete process.env['AWS_LAMBDA_RUNTIME_API'];
+  });
+
+  it('the script\'s own environment holds only the allow-list', async () => {
+    const response = await h.run(printEnviron('/proc/self/environ'));
+    expect(response.status).toBe('ok');
+    const names = response.consoleOutput
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => l.slice(0, l.indexOf('=')));
+    expect(response.consoleOutput).not.toContain(CANARY_VALUE);
+    expect(names).not.toContain('AWS_LAMBDA_RUNTIME_API');
+    // R adds its own (R_HOME, R_SHARE_DIR, ...) on start; nothing else may come from the handler.
+    const fromHandler = names.filter((n) => !n.startsWith('R_') && !['EDITOR', 'PAGER', 'LN_S', 'MAKE', 'SED', 'TAR', 'LD_LIBRARY_PATH', 'PWD', 'SHLVL'].includes(n));
+    expect(fromHandler.sort()).toEqual(['HOME', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR', 'TZ']);
+  });
+
+  it('a string-built Sys.getenv is stopped at run time by the mask', async () => {
+    const response = await h.run(`lapply("${CANARY}", paste0("Sys.get", "env"))`);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining("'Sys.getenv' is not available in jube-r") });
+    expect(response.consoleOutput).not.toContain(CANARY_VALUE);
+  });
+
+  it('HOME and TMPDIR are inside the private workdir', async () => {
+    const response = await h.run('cat(normalizePath(path.expand("~")), normalizePath(tempdir()), getwd(), sep = "\\n")');
+    const [home, tmp, cwd] = response.consoleOutput.trim().split('\n');
+    const workdir = h.reports.at(-1)!.workdir;
+    expect(home).toBe(`${workdir}/home`);
+    expect(tmp?.startsWith(`${workdir}/tmp/`)).toBe(true);
+    expect(cwd).toBe(workdir);
+  });
+
+  if (sandbox === 'none') {
+    it('without bwrap the parent\'s exec-time environ stays readable (the documented limitation)', async () => {
+      const response = await h.run(printEnviron(`/proc/${process.pid}/environ`));
+      // The handler's *current* process.env is not the environ block the kernel shows, but
+      // whatever was there at exec time is; this run of vitest started without the canary.
+      expect(response.status).toBe('ok');
+      expect(response.consoleOutput).toContain('PATH=');
+    });
+  } else {
+    it('with bwrap the parent process is not visible at all', async () => {
+      const response = await h.run(
+        `cat(file.exists("/proc/${process.pid}/environ"), "\\n")\n${printEnviron('/proc/1/environ')}\n${printEnviron('/proc/0/environ')}`,
+      );
+      expect(response.status).toBe('ok');
+      expect(response.consoleOutput.startsWith('FALSE')).toBe(true);
+      expect(response.consoleOutput).not.toContain(CANARY_VALUE);
+      expect(response.consoleOutput).not.toContain('AWS_SECRET_ACCESS_KEY');
+    });
+
+    it('with bwrap there is no network', async () => {
+      const response = await h.run('cat(readLines("/proc/net/dev"), sep = "\\n")');
+      const interfaces = response.consoleOutput.split('\n').slice(2).filter((l) => l.includes(':')).map((l) => l.split(':')[0]!.trim());
+      expect(interfaces).toEqual(['lo']);
+    });
+  }
+
+  it('a background mcparallel child does not survive the call', async () => {
+    const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))\ncat(job$pid, "\\n")');
+    expect(response.status).toBe('ok');
+    const report = h.reports.at(-1)!;
+    expect(report.group?.survivors).toEqual([]);
+    expect(await groupMembers(report.pid!)).toEqual([]);
+  });
+
+  it('wipes the workdir and the next invocation sees nothing the previous one left', async () => {
+    const first = await h.run('writeLines("left over", file.path(tempdir(), "x.txt"))\nwriteLines("home", "~/y.txt")\nwriteLines("cwd", "z.txt")\nleaked <- 1');
+    expect(first.status).toBe('ok');
+    const firstWorkdir = h.reports.at(-1)!.workdir;
+    expect(existsSync(firstWorkdir)).toBe(false);
+
+    const second = await h.run(
+      `cat(file.exists("${firstWorkdir}"), exists("leaked"), length(list.files(tempdir())), file.exists("~/y.txt"), file.exists("z.txt"), "\\n")`,
+    );
+    expect(second.consoleOutput).toBe('FALSE FALSE 0 FALSE FALSE \n');
+  });
+});
+
+describe('sandbox detection', () => {
+  it('reports the layers active in this process', async () => {
+    const { activeSandboxLayers } = await import('../../functions/execute/sandbox.ts');
+    const layers = await activeSandboxLayers({ sandbox: 'auto', prlimit: 'prlimit' });
+    expect(layers).toContain('rlimits');
+    expect(layers.includes('bwrap-namespaces')).toBe(bwrapWorks);
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { ConsoleCapture, RESULT_END, RESULT_START, capText, capWarnings, trimIncompleteUtf8, utf8Prefix } from '../../../functions/execute/caps.ts';
+
+/** Feeds `text` in chunks of `size` bytes, the way a pipe delivers it. */
+function feed(capture: ConsoleCapture, text: string, size: number): ConsoleCapture {
+  const buf = Buffer.from(text, 'utf8');
+  for (let i = 0; i < buf.length; i += size) capture.push(buf.subarray(i, i + size));
+  return capture;
+}
+
+describe('ConsoleCapture', () => {
+  it.each([1, 2, 7, 1000])('keeps the console and finds the result whatever the chunking (%i-byte chunks)', (size) => {
+    const text = `before\n${RESULT_START}{"a": [1, "é"]}${RESULT_END}\nafter\n`;
+    const capture = feed(new ConsoleCapture(1024, 1024), text, size);
+    expect(capture.consoleText()).toBe(text);
+    expect(capture.truncated).toBe(false);
+    expect(capture.result()).toEqual({ kind: 'ok', value: { a: [1, 'é'] } });
+  });
+
+  it.each([
+    { name: 'no markers', text: 'just text {"a":1}', expected: { kind: 'none' } },
+    { name: 'a start marker only', text: `${RESULT_START}{"a":1}`, expected: { kind: 'none' } },
+    { name: 'an end marker only', text: `{"a":1}${RESULT_END}`, expected: { kind: 'none' } },
+  ])('$name: no result', ({ text, expected }) => {
+    expect(feed(new ConsoleCapture(1024, 1024), text, 3).result()).toEqual(expected);
+  });
+
+  it('reports invalid JSON between the markers as a warning', () => {
+    const result = feed(new ConsoleCapture(1024, 1024), `${RESULT_START}{nope${RESULT_END}`, 5).result();
+    expect(result.kind).toBe('invalid');
+  });
+
+  it('the last complete pair wins', () => {
+    const text = `${RESULT_START}1${RESULT_END}${RESULT_START}2${RESULT_END}`;
+    expect(feed(new ConsoleCapture(1024, 1024), text, 4).result()).toEqual({ kind: 'ok', value: 2 });
+  });
+
+  it('keeps only the head of a long console, yet finds a result past it', () => {
+    const text = `${'x'.repeat(10_000)}${RESULT_START}true${RESULT_END}`;
+    const capture = feed(new ConsoleCapture(100, 1024), text, 333);
+    expect(capture.consoleText()).toBe('x'.repeat(100));
+    expect(capture.truncated).toBe(true);
+    expect(capture.bytesSeen).toBe(Buffer.byteLength(text));
+    expect(capture.result()).toEqual({ kind: 'ok', value: true });
+  });
+
+  it('drops a result larger than its cap', () => {
+    const result = feed(new ConsoleCapture(10, 8), `${RESULT_START}[1,2,3,4,5]${RESULT_END}`, 2).result();
+    expect(result).toMatchObject({ kind: 'invalid', overflow: true });
+  });
+
+  it('never splits a UTF-8 character at the cap', () => {
+    const capture = feed(new ConsoleCapture(5, 10), 'ééé', 1);
+    expect(capture.consoleText()).toBe('éé');
+  });
+});
+
+describe('caps', () => {
+  it.each([
+    { text: 'abc', max: 3, value: 'abc', truncated: false },
+    { text: 'abcd', max: 3, value: 'abc', truncated: true },
+    { text: 'aé', max: 2, value: 'a', truncated: true },
+    { text: '€€', max: 5, value: '€', truncated: true },
+  ])('capText($text, $max)', ({ text, max, value, truncated }) => {
+    expect(capText(text, max)).toEqual({ value, truncated });
+  });
+
+  it('utf8Prefix and trimIncompleteUtf8 agree on boundaries', () => {
+    const buf = Buffer.from('a€b');
+    expect(utf8Prefix(buf, 2).toString()).toBe('a');
+    expect(trimIncompleteUtf8(buf.subarray(0, 3)).toString()).toBe('a');
+    expect(trimIncompleteUtf8(buf.subarray(0, 4)).toString()).toBe('a€');
+  });
+
+  it('caps warnings by count and by total bytes', () => {
+    expect(capWarnings(['a', 'b', 'c'], 2, 100)).toEqual({ value: ['a', 'b'], truncated: true });
+    expect(capWarnings(['aaaa', 'bbbb'], 10, 6)).toEqual({ value: ['aaaa'], truncated: true });
+    expect(capWarnings(['a'], 10, 6)).toEqual({ value: ['a'], truncated: false });
+  });
+});

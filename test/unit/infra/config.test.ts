@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../../infra/lib/app.ts';
+import {
+  DeploymentConfigError,
+  DeploymentConfigSchema,
+  ENVIRONMENT_NAMES,
+  ENVIRONMENTS,
+  resolveDeploymentConfig,
+  type DeploymentConfigInput,
+} from '../../../infra/lib/config.ts';
+import { TimeoutChainError } from '../../../infra/lib/timeout-chain.ts';
+
+const withChanges = (changes: (c: DeploymentConfigInput) => DeploymentConfigInput) => changes(structuredClone(ENVIRONMENTS.dev));
+
+describe('resolveDeploymentConfig', () => {
+  it.each(ENVIRONMENT_NAMES)('accepts the %s environment as written', (env) => {
+    expect(resolveDeploymentConfig(env).envName).toBe(env);
+  });
+
+  it.each([undefined, '', 'production', 42])('refuses an unknown environment %j, naming the choices', (env) => {
+    expect(() => resolveDeploymentConfig(env)).toThrowError(/pass -c env=dev\|staging\|prod/);
+  });
+
+  it('applies context overrides and ignores empty ones', () => {
+    const config = resolveDeploymentConfig('staging', {
+      account: '123456789012',
+      orchestratorRoleArn: 'arn:aws:iam::123456789012:role/platform/orchestrator',
+      region: '',
+    });
+    expect(config).toMatchObject({ account: '123456789012', orchestratorRoleArn: 'arn:aws:iam::123456789012:role/platform/orchestrator', region: 'eu-west-1' });
+  });
+
+  it.each([
+    ['a malformed account', { account: '12345' }, /account/],
+    ['a user instead of a role', { orchestratorRoleArn: 'arn:aws:iam::123456789012:user/bob' }, /orchestratorRoleArn/],
+    ['a malformed prefix list', { s3PrefixListId: 'com.amazonaws.eu-west-1.s3' }, /s3PrefixListId/],
+  ])('refuses %s, naming the key', (_name, overrides, message) => {
+    expect(() => resolveDeploymentConfig('dev', overrides)).toThrowError(DeploymentConfigError);
+    expect(() => resolveDeploymentConfig('dev', overrides)).toThrowError(message);
+  });
+});
+
+describe('DeploymentConfigSchema', () => {
+  it.each<[string, DeploymentConfigInput, RegExp]>([
+    ['a quota above 29 s without stating it was raised', withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, integrationQuota: { seconds: 60 } } })), /raisedBy/],
+    ['a quota above 300 s', withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, integrationQuota: { seconds: 301, raisedBy: 'case' } } })), /seconds/],
+    ['a default script time above the maximum', withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, defaultScriptSeconds: 21 } })), /defaultScriptSeconds/],
+    ['a log retention CloudWatch does not offer', withChanges((c) => ({ ...c, logRetentionDays: 10 })), /logRetentionDays/],
+    ['an unknown key', withChanges((c) => ({ ...c, natGateways: 1 }) as DeploymentConfigInput), /natGateways/],
+    [
+      'an existing VPC with a subnet missing for one AZ',
+      withChanges((c) => ({
+        ...c,
+        vpc: { kind: 'existing', vpcId: 'vpc-0123456789abcdef0', cidr: '10.0.0.0/16', availabilityZones: ['eu-west-1a', 'eu-west-1b'], isolatedSubnetIds: ['subnet-0123456789abcdef0'], isolatedSubnetRouteTableIds: ['rtb-0123456789abcdef0'] },
+      })),
+      /one isolated subnet id and one route table id per availability zone/,
+    ],
+  ])('refuses %s', (_name, input, message) => {
+    const parsed = DeploymentConfigSchema.safeParse(input);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toMatch(message);
+  });
+});
+
+describe('synthesis and the timeout chain', () => {
+  it('fails with a clear message when MAX 300 s cannot nest under the 29 s quota', () => {
+    // Prepare
+    const config = DeploymentConfigSchema.parse(
+      withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, maxScriptSeconds: 300 } })),
+    );
+
+    // Act / Assess: the stack refuses before anything is bundled or written.
+    expect(() => buildApp({ config, builtinCloudFormationValidation: false })).toThrowError(TimeoutChainError);
+    expect(() => buildApp({ config, builtinCloudFormationValidation: false })).toThrowError(
+      /cannot nest under an integration-timeout quota of 29 s.*lower maxScriptSeconds to at most 21 or raise the quota/,
+    );
+  });
+});

@@ -1,0 +1,460 @@
+/**
+ * The jube-r stack, synthesized once per environment exactly as `cdk synth -c env=...` builds it
+ * (AwsSolutions checks included: synthesis itself fails on an unacknowledged finding).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readServiceConfig } from '../../../layers/config/service-config.ts';
+import { ENVIRONMENT_NAMES, type EnvironmentName } from '../../../infra/lib/config.ts';
+import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
+import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
+import { VALIDATE_BUNDLE_FILES } from '../../../infra/lib/constructs/validate-function.ts';
+import { ROUTES } from '../../../infra/lib/constructs/private-api.ts';
+import {
+  actionsOf,
+  allRoleStatements,
+  logicalIdOf,
+  resourcesOf,
+  statementsOfRole,
+  synthesize,
+  type Synthesized,
+} from './synth-fixture.ts';
+
+const synthesized = {} as Record<EnvironmentName, Synthesized>;
+
+beforeAll(() => {
+  for (const env of ENVIRONMENT_NAMES) synthesized[env] = synthesize(env);
+}, 120_000);
+
+afterAll(() => {
+  for (const env of ENVIRONMENT_NAMES) synthesized[env]?.cleanup();
+});
+
+const ids = (stack: JubeRStack) => ({
+  api: logicalIdOf(stack.api.api),
+  apiEndpoint: logicalIdOf(stack.network.apiEndpoint),
+  s3Endpoint: logicalIdOf(stack.network.s3Endpoint),
+  executeFunction: logicalIdOf(stack.execute.function),
+  executeRole: logicalIdOf(stack.execute.role),
+  executeLogGroup: logicalIdOf(stack.execute.logGroup),
+  executeSecurityGroup: logicalIdOf(stack.network.executeSecurityGroup),
+  validateFunction: logicalIdOf(stack.validate.function),
+  validateRole: logicalIdOf(stack.validate.role),
+  validateLogGroup: logicalIdOf(stack.validate.logGroup),
+  bucket: logicalIdOf(stack.data.bucket),
+  bucketAccessLogs: logicalIdOf(stack.data.accessLogBucket),
+  accessLogs: logicalIdOf(stack.api.accessLogGroup),
+});
+
+/** Substitutes deploy-time references with stand-ins so the handler's own config reader can parse them. */
+function deployedEnvironment(variables: Record<string, unknown>): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(variables).map(([key, value]) => [key, typeof value === 'string' ? value : `deploy-time-${key.toLowerCase()}`]),
+  );
+}
+
+describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
+  const get = () => {
+    const s = synthesized[env];
+    return { ...s, id: ids(s.stack), chain: s.stack.chain };
+  };
+
+  describe('private API', () => {
+    it('is a PRIVATE REST API bound to the execute-api interface endpoint', () => {
+      const { template, id } = get();
+      template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+        EndpointConfiguration: { Types: ['PRIVATE'], VpcEndpointIds: [{ Ref: id.apiEndpoint }] },
+      });
+      template.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+        VpcEndpointType: 'Interface',
+        ServiceName: Match.stringLikeRegexp('execute-api$'),
+        PrivateDnsEnabled: true,
+      });
+    });
+
+    it('has a resource policy that denies any call not through the endpoint (aws:SourceVpce) and allows only the orchestrator', () => {
+      const { json, id, config } = get();
+      const policy = json.Resources[id.api]!.Properties!['Policy'] as { Statement: Record<string, unknown>[] };
+      expect(policy.Statement).toEqual([
+        {
+          Sid: 'AllowOrchestratorInvoke',
+          Effect: 'Allow',
+          Principal: { AWS: config.orchestratorRoleArn },
+          Action: 'execute-api:Invoke',
+          Resource: 'execute-api:/*',
+        },
+        {
+          Sid: 'DenyOutsideVpcEndpoint',
+          Effect: 'Deny',
+          Principal: { AWS: '*' },
+          Action: 'execute-api:Invoke',
+          Resource: 'execute-api:/*',
+          Condition: { StringNotEquals: { 'aws:SourceVpce': { Ref: id.apiEndpoint } } },
+        },
+      ]);
+    });
+
+    it('the orchestrator role appears nowhere but the API resource policy', () => {
+      const { json, id, config } = get();
+      const mentioning = Object.entries(json.Resources)
+        .filter(([, r]) => JSON.stringify(r).includes(config.orchestratorRoleArn))
+        .map(([logicalId]) => logicalId);
+      expect(mentioning).toEqual([id.api]);
+    });
+
+    it('serves exactly the four routes, each with IAM authorization and the request validator', () => {
+      const { json } = get();
+      const methods = resourcesOf(json, 'AWS::ApiGateway::Method');
+      const pathOf = (resourceRef: unknown): string => {
+        const ref = (resourceRef as { Ref: string }).Ref;
+        return String(json.Resources[ref]!.Properties!['PathPart']);
+      };
+      expect(methods.map(([, m]) => `${String(m.Properties!['HttpMethod'])} /${pathOf(m.Properties!['ResourceId'])}`).sort()).toEqual(
+        ROUTES.map((r) => `${r.method} /${r.path}`).sort(),
+      );
+      for (const [, method] of methods) {
+        expect(method.Properties!['AuthorizationType']).toBe('AWS_IAM');
+        expect(method.Properties!['RequestValidatorId']).toBeDefined();
+      }
+      expect(resourcesOf(json, 'AWS::ApiGateway::RequestValidator')).toHaveLength(1);
+    });
+
+    it('proxies every route to the validate function with the chain\'s integration timeout', () => {
+      const { json, id, chain } = get();
+      for (const [, method] of resourcesOf(json, 'AWS::ApiGateway::Method')) {
+        const integration = method.Properties!['Integration'] as Record<string, unknown>;
+        expect(integration['Type']).toBe('AWS_PROXY');
+        expect(integration['TimeoutInMillis']).toBe(chain.apiIntegrationTimeoutMs);
+        expect(JSON.stringify(integration['Uri'])).toContain(id.validateFunction);
+      }
+    });
+
+    it('logs access to its own log group and throttles the stage', () => {
+      const { template, id, config } = get();
+      template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: config.envName,
+        AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': [id.accessLogs, 'Arn'] }, Format: Match.anyValue() },
+        MethodSettings: Match.arrayWith([
+          Match.objectLike({
+            ThrottlingRateLimit: config.api.throttlingRateLimit,
+            ThrottlingBurstLimit: config.api.throttlingBurstLimit,
+            DataTraceEnabled: false,
+          }),
+        ]),
+      });
+    });
+  });
+
+  describe('timeout chain', () => {
+    it('reaches the template: Lambda timeouts, integration timeout and the handlers\' variables nest strictly', () => {
+      const { json, id, config } = get();
+      const execute = json.Resources[id.executeFunction]!.Properties!;
+      const validate = json.Resources[id.validateFunction]!.Properties!;
+      const validateEnv = (validate['Environment'] as { Variables: Record<string, string> }).Variables;
+      const executeEnv = (execute['Environment'] as { Variables: Record<string, string> }).Variables;
+      const integrationMs = (resourcesOf(json, 'AWS::ApiGateway::Method')[0]![1].Properties!['Integration'] as { TimeoutInMillis: number })
+        .TimeoutInMillis;
+
+      const nested = [
+        Number(validateEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX']) * 1000,
+        (Number(validateEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX']) + Number(executeEnv['JUBE_R_KILL_GRACE_SECONDS'])) * 1000,
+        Number(execute['Timeout']) * 1000,
+        Number(validateEnv['JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS']),
+        Number(validate['Timeout']) * 1000,
+        integrationMs,
+      ];
+      expect(nested.every((v, i) => i === 0 || v > nested[i - 1]!)).toBe(true);
+      expect(integrationMs).toBeLessThanOrEqual(config.timeouts.integrationQuota.seconds * 1000);
+      expect(Number(validateEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX'])).toBe(config.timeouts.maxScriptSeconds);
+      expect(executeEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX']).toBe(validateEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX']);
+      expect(executeEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS']).toBe(validateEnv['JUBE_R_SCRIPT_TIMEOUT_SECONDS']);
+    });
+
+    it('gives the validate handler variables its own config reader accepts, with the stack\'s values', () => {
+      const { json, id, chain, config } = get();
+      const variables = (json.Resources[id.validateFunction]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+
+      const service = readServiceConfig(deployedEnvironment(variables));
+
+      expect(service).toMatchObject({
+        scriptTimeoutSeconds: config.timeouts.defaultScriptSeconds,
+        scriptTimeoutSecondsMax: chain.rLimitMaxSeconds,
+        killGraceSeconds: chain.killGraceSeconds,
+        maxInflightExecute: config.execute.maxInflight,
+        maxRequestBodyBytes: config.api.maxRequestBodyBytes,
+        lambdaClientTimeoutMs: chain.lambdaClientTimeoutMs,
+        lambdaEndpoint: undefined,
+        data: { presignTtlSeconds: config.data.presignTtlSeconds },
+      });
+      expect(variables['JUBE_R_EXECUTE_FUNCTION_NAME']).toEqual({ Ref: id.executeFunction });
+      expect(variables['JUBE_R_DATA_BUCKET']).toEqual({ Ref: id.bucket });
+      expect(variables['JUBE_R_EXECUTE_TENANCY']).toBe(config.execute.tenancy === 'per-tenant' ? 'PER_TENANT' : 'SHARED');
+      expect(String(variables['JUBE_R_SANDBOX_LAYERS']).split(',')).toContain('isolated-subnets-s3-get-only');
+    });
+
+    it('gives the execute handler variables its own config reader accepts', () => {
+      const { json, id, chain } = get();
+      const variables = (json.Resources[id.executeFunction]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      const service = readServiceConfig(deployedEnvironment(variables));
+      expect(service.scriptTimeoutSecondsMax).toBe(chain.rLimitMaxSeconds);
+      expect(service.killGraceSeconds).toBe(chain.killGraceSeconds);
+    });
+  });
+
+  describe('execute function', () => {
+    it('is the r-image container with the configured architecture, memory, storage and reserved concurrency', () => {
+      const { json, id, config, chain } = get();
+      const props = json.Resources[id.executeFunction]!.Properties!;
+      expect(props).toMatchObject({
+        PackageType: 'Image',
+        Architectures: [config.execute.architecture],
+        MemorySize: config.execute.memoryMiB,
+        EphemeralStorage: { Size: config.execute.ephemeralStorageMiB },
+        ReservedConcurrentExecutions: config.execute.maxInflight,
+        Timeout: chain.executeLambdaTimeoutSeconds,
+        LoggingConfig: { LogGroup: { Ref: id.executeLogGroup } },
+      });
+    });
+
+    it('uses PER_TENANT tenancy exactly when configured', () => {
+      const { json, id, config } = get();
+      const tenancy = json.Resources[id.executeFunction]!.Properties!['TenancyConfig'];
+      if (config.execute.tenancy === 'per-tenant') expect(tenancy).toEqual({ TenantIsolationMode: 'PER_TENANT' });
+      else expect(tenancy).toBeUndefined();
+    });
+
+    it('runs in isolated subnets behind a security group whose only egress is HTTPS to the S3 prefix list', () => {
+      const { json, id, config } = get();
+      const vpcConfig = json.Resources[id.executeFunction]!.Properties!['VpcConfig'] as { SecurityGroupIds: unknown[]; SubnetIds: unknown[] };
+      expect(vpcConfig.SecurityGroupIds).toEqual([{ 'Fn::GetAtt': [id.executeSecurityGroup, 'GroupId'] }]);
+      const group = json.Resources[id.executeSecurityGroup]!.Properties!;
+      expect(group['SecurityGroupEgress']).toEqual([
+        expect.objectContaining({ IpProtocol: 'tcp', FromPort: 443, ToPort: 443, DestinationPrefixListId: config.s3PrefixListId }),
+      ]);
+      expect(group['SecurityGroupIngress']).toBeUndefined();
+      // A separate egress resource would leave EC2's default allow-all rule in place.
+      expect(resourcesOf(json, 'AWS::EC2::SecurityGroupEgress')).toEqual([]);
+      expect(resourcesOf(json, 'AWS::EC2::SecurityGroupIngress').filter(([, r]) => JSON.stringify(r).includes(id.executeSecurityGroup))).toEqual([]);
+      if (config.vpc.kind === 'existing') expect(vpcConfig.SubnetIds).toEqual(config.vpc.isolatedSubnetIds);
+      else expect(vpcConfig.SubnetIds).toHaveLength(config.vpc.maxAzs);
+    });
+
+    it('has no route to the internet: no NAT, no internet gateway, no public subnet', () => {
+      const { json } = get();
+      for (const type of ['AWS::EC2::NatGateway', 'AWS::EC2::InternetGateway', 'AWS::EC2::EgressOnlyInternetGateway', 'AWS::EC2::VPCGatewayAttachment']) {
+        expect(resourcesOf(json, type)).toEqual([]);
+      }
+      for (const [, subnet] of resourcesOf(json, 'AWS::EC2::Subnet')) expect(subnet.Properties!['MapPublicIpOnLaunch']).toBe(false);
+      for (const [, route] of resourcesOf(json, 'AWS::EC2::Route')) expect(route.Properties!['GatewayId']).toBeUndefined();
+    });
+
+    it('reaches S3 through a gateway endpoint that only lets it read the data bucket\'s objects', () => {
+      const { json, id } = get();
+      const endpoint = json.Resources[id.s3Endpoint]!.Properties!;
+      expect(endpoint['VpcEndpointType']).toBe('Gateway');
+      expect((endpoint['PolicyDocument'] as { Statement: unknown[] }).Statement).toEqual([
+        {
+          Sid: 'ReadDataBucketObjectsOnly',
+          Effect: 'Allow',
+          Principal: { AWS: '*' },
+          Action: 's3:GetObject',
+          Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.bucket, 'Arn'] }, '/*']] },
+        },
+      ]);
+    });
+
+    it('has a role that can write its own log group and manage its VPC ENIs, and nothing else', () => {
+      const { json, id } = get();
+      const role = json.Resources[id.executeRole]!.Properties!;
+      expect(role['ManagedPolicyArns']).toBeUndefined();
+      expect(role['AssumeRolePolicyDocument']).toEqual({
+        Version: '2012-10-17',
+        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
+      });
+      const statements = statementsOfRole(json, id.executeRole);
+      const actions = statements.flatMap(actionsOf).sort();
+      expect(actions).toEqual(
+        [
+          'logs:CreateLogStream',
+          'logs:PutLogEvents',
+          'ec2:CreateNetworkInterface',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:DescribeSubnets',
+        ].sort(),
+      );
+      for (const statement of statements) {
+        expect(statement.Effect).toBe('Allow');
+        const resource = JSON.stringify(statement.Resource);
+        if (actionsOf(statement).some((a) => a.startsWith('logs:'))) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [id.executeLogGroup, 'Arn'] });
+        else if (actionsOf(statement).every((a) => a.startsWith('ec2:Describe'))) expect(statement.Resource).toBe('*');
+        else expect(resource).toMatch(/:network-interface\/\*|:subnet\/|:security-group\//);
+      }
+    });
+
+    it('can be invoked by the validate role only', () => {
+      const { json, id } = get();
+      const invokers = allRoleStatements(json).filter(({ statement }) =>
+        actionsOf(statement).some((a) => a === 'lambda:InvokeFunction' || a === 'lambda:*' || a === '*'),
+      );
+      expect(invokers).toEqual([
+        {
+          role: id.validateRole,
+          statement: { Sid: 'InvokeExecuteFunction', Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [id.executeFunction, 'Arn'] } },
+        },
+      ]);
+      const resourcePermissions = resourcesOf(json, 'AWS::Lambda::Permission').filter(([, p]) =>
+        JSON.stringify(p.Properties!['FunctionName']).includes(id.executeFunction),
+      );
+      expect(resourcePermissions).toEqual([]);
+      // Every resource-based permission that exists is API Gateway's, for the validate function.
+      for (const [, permission] of resourcesOf(json, 'AWS::Lambda::Permission')) {
+        expect(permission.Properties).toMatchObject({ Principal: 'apigateway.amazonaws.com', FunctionName: { 'Fn::GetAtt': [id.validateFunction, 'Arn'] } });
+      }
+    });
+
+    it('carries the image asset metadata SAM reads (aws:asset:path, aws:asset:dockerfile-path, aws:asset:property)', () => {
+      const { json, id, outdir } = get();
+      const metadata = json.Resources[id.executeFunction]!.Metadata!;
+      expect(metadata).toMatchObject({
+        'aws:asset:path': expect.stringMatching(/^asset\./),
+        'aws:asset:dockerfile-path': 'Dockerfile',
+        'aws:asset:property': 'Code.ImageUri',
+      });
+      expect(existsSync(join(outdir, String(metadata['aws:asset:path']), 'Dockerfile'))).toBe(true);
+    });
+  });
+
+  describe('validate function', () => {
+    it('is Node 20 with the chain\'s timeout and its own log group', () => {
+      const { json, id, chain, config } = get();
+      expect(json.Resources[id.validateFunction]!.Properties).toMatchObject({
+        Runtime: 'nodejs20.x',
+        Handler: 'index.handler',
+        Timeout: chain.validateLambdaTimeoutSeconds,
+        MemorySize: config.validate.memoryMiB,
+        LoggingConfig: { LogGroup: { Ref: id.validateLogGroup } },
+      });
+    });
+
+    it('carries the asset metadata SAM reads, pointing at an ESM bundle with its data files beside it', () => {
+      const { json, id, outdir } = get();
+      const metadata = json.Resources[id.validateFunction]!.Metadata!;
+      expect(metadata).toMatchObject({ 'aws:asset:path': expect.stringMatching(/^asset\./), 'aws:asset:property': 'Code', 'aws:asset:is-bundled': true });
+      const files = readdirSync(join(outdir, String(metadata['aws:asset:path'])));
+      expect(files).toEqual(expect.arrayContaining(['index.mjs', ...VALIDATE_BUNDLE_FILES.map((f) => f.split('/').at(-1)!)]));
+    });
+
+    it('has a role limited to its log group, invoking the execute function and reading data objects', () => {
+      const { json, id } = get();
+      expect(json.Resources[id.validateRole]!.Properties!['ManagedPolicyArns']).toBeUndefined();
+      expect(statementsOfRole(json, id.validateRole).flatMap(actionsOf).sort()).toEqual(
+        ['logs:CreateLogStream', 'logs:PutLogEvents', 'lambda:InvokeFunction', 's3:GetObject'].sort(),
+      );
+    });
+  });
+
+  describe('data bucket', () => {
+    it('is encrypted, private, TLS-only, logged, and expires objects after the configured days', () => {
+      const { json, id, config } = get();
+      const bucket = json.Resources[id.bucket]!;
+      expect(bucket.Properties).toMatchObject({
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        LoggingConfiguration: { DestinationBucketName: { Ref: id.bucketAccessLogs } },
+        LifecycleConfiguration: { Rules: expect.arrayContaining([expect.objectContaining({ ExpirationInDays: config.data.expireAfterDays, Status: 'Enabled' })]) },
+      });
+      const policy = resourcesOf(json, 'AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties!['Bucket']) === JSON.stringify({ Ref: id.bucket }));
+      expect(JSON.stringify(policy?.[1].Properties!['PolicyDocument'])).toContain('"aws:SecureTransport":"false"');
+    });
+
+    it('is retained or destroyed with the stack as the environment says', () => {
+      const { json, id, config } = get();
+      expect(json.Resources[id.bucket]!.DeletionPolicy).toBe(config.removalPolicy === 'retain' ? 'Retain' : 'Delete');
+    });
+
+    it('can be read by the validate role only; no role has any other S3 permission', () => {
+      const { json, id } = get();
+      const s3Grants = allRoleStatements(json).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('s3:') || a === '*'));
+      expect(s3Grants).toEqual([
+        {
+          role: id.validateRole,
+          statement: { Sid: 'ReadTenantDataObjects', Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.bucket, 'Arn'] }, '/*']] } },
+        },
+      ]);
+      // The bucket policy grants nobody anything; it only denies non-TLS access.
+      const policy = resourcesOf(json, 'AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties!['Bucket']) === JSON.stringify({ Ref: id.bucket }))!;
+      for (const statement of (policy[1].Properties!['PolicyDocument'] as { Statement: { Effect: string }[] }).Statement) expect(statement.Effect).toBe('Deny');
+    });
+  });
+
+  it('sets every log group\'s retention from the config', () => {
+    const { json, config } = get();
+    const groups = resourcesOf(json, 'AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThanOrEqual(3);
+    for (const [, group] of groups) expect(group.Properties!['RetentionInDays']).toBe(config.logRetentionDays);
+  });
+});
+
+describe('SAM local environment file (events/sam-env-vars.json)', () => {
+  it('overrides only variables the dev template declares, on the dev validate function, naming the dev execute function', () => {
+    // Prepare
+    const { json, stack } = synthesized.dev;
+    const file = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'events/sam-env-vars.json'), 'utf8')) as Record<string, Record<string, string>>;
+    const validateId = logicalIdOf(stack.validate.function);
+
+    // Assess: SAM ignores overrides of undeclared variables, and logical ids are what SAM names functions by.
+    expect(Object.keys(file)).toEqual([validateId]);
+    const declared = (json.Resources[validateId]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    for (const key of Object.keys(file[validateId]!)) expect(declared, key).toHaveProperty(key);
+    expect(file[validateId]!['JUBE_R_EXECUTE_FUNCTION_NAME']).toBe(logicalIdOf(stack.execute.function));
+  });
+});
+
+describe('per-environment differences', () => {
+  const executeOf = (env: EnvironmentName) => {
+    const s = synthesized[env];
+    return s.json.Resources[logicalIdOf(s.stack.execute.function)]!.Properties!;
+  };
+
+  it.each([
+    ['dev', { ReservedConcurrentExecutions: 2, MemorySize: 2048, Timeout: 25, tenancy: undefined }],
+    ['staging', { ReservedConcurrentExecutions: 5, MemorySize: 3008, Timeout: 25, tenancy: 'PER_TENANT' }],
+    ['prod', { ReservedConcurrentExecutions: 20, MemorySize: 4096, Timeout: 127, tenancy: 'PER_TENANT' }],
+  ] as const)('%s sizes the execute function as configured', (env, expected) => {
+    const props = executeOf(env);
+    expect(props['ReservedConcurrentExecutions']).toBe(expected.ReservedConcurrentExecutions);
+    expect(props['MemorySize']).toBe(expected.MemorySize);
+    expect(props['Timeout']).toBe(expected.Timeout);
+    expect((props['TenancyConfig'] as { TenantIsolationMode?: string } | undefined)?.TenantIsolationMode).toBe(expected.tenancy);
+  });
+
+  it('only prod needs (and states) a raised integration quota; its integration timeout is above 29 s', () => {
+    expect(synthesized.dev.stack.chain.apiIntegrationTimeoutMs).toBeLessThanOrEqual(29_000);
+    expect(synthesized.staging.stack.chain.apiIntegrationTimeoutMs).toBeLessThanOrEqual(29_000);
+    expect(synthesized.prod.stack.chain.apiIntegrationTimeoutMs).toBeGreaterThan(29_000);
+    expect(synthesized.prod.config.timeouts.integrationQuota.raisedBy).toBeDefined();
+  });
+
+  it('dev and staging create their own VPC (with flow logs); prod joins an existing one', () => {
+    expect(resourcesOf(synthesized.dev.json, 'AWS::EC2::VPC')).toHaveLength(1);
+    expect(resourcesOf(synthesized.dev.json, 'AWS::EC2::FlowLog')).toHaveLength(1);
+    expect(resourcesOf(synthesized.staging.json, 'AWS::EC2::VPC')).toHaveLength(1);
+    expect(resourcesOf(synthesized.prod.json, 'AWS::EC2::VPC')).toEqual([]);
+    synthesized.prod.template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcId: 'vpc-0a1b2c3d4e5f60718', VpcEndpointType: 'Gateway' });
+  });
+
+  it('dev destroys its data with the stack; staging and prod retain it', () => {
+    const policyOf = (env: EnvironmentName) => synthesized[env].json.Resources[logicalIdOf(synthesized[env].stack.data.bucket)]!.DeletionPolicy;
+    expect([policyOf('dev'), policyOf('staging'), policyOf('prod')]).toEqual(['Delete', 'Retain', 'Retain']);
+  });
+
+  it('each environment is its own stack, named for SAM as cdk.out/<stackName>.template.json', () => {
+    expect(ENVIRONMENT_NAMES.map((env) => synthesized[env].stack.stackName)).toEqual(['JubeR-dev', 'JubeR-staging', 'JubeR-prod']);
+  });
+});
