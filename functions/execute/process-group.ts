@@ -40,7 +40,7 @@ export async function groupMembers(pgid: number): Promise<number[]> {
   return members.sort((a, b) => a - b);
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;
@@ -59,6 +59,8 @@ export interface GroupKillReport {
 
 /** SIGTERM the group, SIGKILL whatever is left after `termGraceMs`, then verify it is empty. */
 export async function killProcessGroup(pgid: number, termGraceMs = 200): Promise<GroupKillReport> {
+  // The common case, a run that left nothing behind: the kernel says the group is empty, no scan needed.
+  if (!signalGroup(pgid, 0)) return { pgid, killed: [], survivors: [] };
   const before = await groupMembers(pgid);
   if (before.length > 0 && signalGroup(pgid, 'SIGTERM')) {
     const until = Date.now() + termGraceMs;

@@ -13,7 +13,7 @@ const READ_ONLY_DIRS = ['/usr', '/etc', '/lib', '/lib64', '/lib32', '/bin', '/sb
 
 export interface BwrapBinds {
   readonly workdir: string;
-  /** Files outside the system directories the runner must read (runner.R, the rules file). */
+  /** Paths outside the system directories the runner must read (its directory, the rules file). */
   readonly readOnlyFiles: readonly string[];
 }
 

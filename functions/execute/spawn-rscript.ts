@@ -3,6 +3,7 @@
  * --vanilla runner.R RULES WORKDIR`, detached (its own process group and session), with the
  * allow-listed environment, the nonce written to stdin and stdin closed.
  */
+import { dirname } from 'node:path';
 import { execa } from 'execa';
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import type { RuntimePaths } from './runtime-paths.ts';
@@ -28,7 +29,7 @@ export function rscriptCommand(
 ): { file: string; args: string[] } {
   let command = [paths.rscript, '--vanilla', paths.runnerScript, paths.rulesFile, layout.root];
   if (sandbox.kind === 'bwrap') {
-    command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles: [paths.runnerScript, paths.rulesFile] }), '--', ...command];
+    command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles: [dirname(paths.runnerScript), paths.rulesFile] }), '--', ...command];
   }
   if (paths.prlimit) command = [paths.prlimit, ...prlimitArgs(rlimits), '--', ...command];
   const [file, ...args] = command;

@@ -25,6 +25,8 @@ export interface ApiServer {
   readonly port: number;
   inflight(): number;
   close(): Promise<void>;
+  /** Ends every connection still open (after `close`, once nothing is in flight). */
+  dropConnections(): void;
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -66,6 +68,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       } else response.destroy();
     });
   });
+  // Longer than clients' usual idle reuse, so a kept-alive socket is not closed under a request.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -80,5 +84,6 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
         server.close(() => resolve());
         server.closeIdleConnections();
       }),
+    dropConnections: () => server.closeAllConnections(),
   };
 }

@@ -34,6 +34,8 @@ export interface LambdaEndpoint {
   inflight(): number;
   /** Stops accepting connections; running invocations finish (or are ended by the runtime). */
   close(): Promise<void>;
+  /** Ends every connection still open (after `close`, once nothing is in flight). */
+  dropConnections(): void;
 }
 
 /** True when `requested` (a name, a function ARN or a partial ARN, maybe qualified) names `functionName`. */
@@ -46,9 +48,16 @@ export function namesFunction(requested: string, functionName: string): boolean 
   return name === functionName && (qualifier === undefined || qualifier === '$LATEST');
 }
 
+/**
+ * Every answer closes its connection: the SDK's keep-alive agent could otherwise reuse a socket
+ * the server is just closing, and with `maxAttempts: 1` that race would surface as a failed call.
+ */
+const CLOSE = { Connection: 'close' } as const;
+
 function lambdaError(response: ServerResponse, status: number, type: string, message: string, extra: Record<string, string> = {}) {
   const requestId = randomUUID();
   response.writeHead(status, {
+    ...CLOSE,
     'Content-Type': 'application/json',
     'x-amzn-RequestId': requestId,
     'x-amzn-ErrorType': type,
@@ -79,7 +88,6 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
     }
     const { body, overflow } = await readBody(request, MAX_INVOKE_PAYLOAD_BYTES);
     if (overflow) {
-      response.setHeader('Connection', 'close');
       lambdaError(response, 413, 'RequestTooLargeException', `Request must be smaller than ${MAX_INVOKE_PAYLOAD_BYTES} bytes for the InvokeFunction operation`);
       return;
     }
@@ -105,6 +113,7 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
     try {
       const outcome = await options.runtime.invoke(payload, { requestId, timeoutMs: options.functionTimeoutMs });
       const headers: Record<string, string> = {
+        ...CLOSE,
         'Content-Type': 'application/json',
         'x-amzn-RequestId': requestId,
         'X-Amz-Executed-Version': '$LATEST',
@@ -142,5 +151,6 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
         server.close(() => resolve());
         server.closeIdleConnections();
       }),
+    dropConnections: () => server.closeAllConnections(),
   };
 }

@@ -108,6 +108,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         await started.runtime?.close();
         const deadline = Date.now() + 5_000;
         while (started.api.inflight() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+        started.api.dropConnections();
+        started.lambda?.dropConnections();
         await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 2_000).unref())]);
       },
     };

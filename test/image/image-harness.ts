@@ -9,9 +9,18 @@ import { DEFAULT_IMAGE, HARDENED_RUN_FLAGS, PODMAN } from '../../functions/local
 export const IMAGE = process.env['JUBE_R_IMAGE'] ?? DEFAULT_IMAGE;
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Stages the context and builds the image (the real `npm run image:build`). */
+/**
+ * Stages the context and builds the image (the real `npm run image:build`); with podman's layer
+ * cache this takes seconds after the first build. The build log is shown only when it fails.
+ */
 export async function buildImage(): Promise<void> {
-  await execa('bash', ['scripts/image-build.sh'], { cwd: repoRoot, env: { JUBE_R_IMAGE: IMAGE }, stdio: 'inherit' });
+  const build = await execa('bash', ['scripts/image-build.sh'], {
+    cwd: repoRoot,
+    env: { JUBE_R_IMAGE: IMAGE },
+    all: true,
+    reject: false,
+  });
+  if (build.exitCode !== 0) throw new Error(`image build failed:\n${String(build.all).slice(-6000)}`);
 }
 
 export interface InsideResult {

@@ -34,7 +34,8 @@ function validateBodyOf(bytes: number): string {
 }
 
 describe('the local stack', () => {
-  it('prints where it listens and a ready-to-paste curl example', () => {
+  it('starts in under 3 seconds and prints where it listens and a ready-to-paste curl example', () => {
+    expect(stack.startMs).toBeLessThan(3000);
     expect(stack.output()).toContain(`jube-r listening on ${stack.url}`);
     expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/execute -H 'Content-Type: application/json' -d '\\{"script":`));
   });

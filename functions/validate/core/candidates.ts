@@ -24,6 +24,8 @@ export interface Interest {
 /** The union of every check's interest, as sets for the scan. */
 export interface CandidateInterest {
   readonly names: ReadonlySet<string>;
+  /** The longest interesting name: longer identifiers are skipped without slicing. */
+  readonly maxNameLength: number;
   readonly operators: ReadonlySet<string>;
   readonly topLevelOperators: ReadonlySet<string>;
   readonly operatorsAfterOne: ReadonlySet<string>;
@@ -43,8 +45,11 @@ export function mergeInterests(interests: readonly Interest[]): CandidateInteres
     for (const op of interest.operatorsAfterOne ?? []) operatorsAfterOne.add(op);
     if (interest.strings) tests.push(interest.strings);
   }
+  let maxNameLength = 0;
+  for (const name of names) maxNameLength = Math.max(maxNameLength, name.length);
   return {
     names,
+    maxNameLength,
     operators,
     topLevelOperators,
     operatorsAfterOne,
@@ -133,7 +138,7 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
       while (j < n && isNameChar(s.charCodeAt(j))) j += 1;
       // ".5" is a number, not a name.
       const numeric = c === 46 && i + 1 < n && s.charCodeAt(i + 1) >= 48 && s.charCodeAt(i + 1) <= 57;
-      if (!numeric && interest.names.has(s.slice(i, j))) out.push(i);
+      if (!numeric && j - i <= interest.maxNameLength && interest.names.has(s.slice(i, j))) out.push(i);
       i = j;
       continue;
     }

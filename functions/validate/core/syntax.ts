@@ -16,6 +16,13 @@ function describeUnexpected(text: string): string {
   return `unexpected '${token.slice(0, 20)}' (${HINT})`;
 }
 
+function describeMissing(expected: string): string {
+  if (expected === 'string_close') return 'unterminated string: it is missing its closing quote';
+  if (!/^[a-z_]+$/.test(expected)) return `missing '${expected}' (${HINT})`;
+  const words = expected.replace(/_/g, ' ');
+  return `missing ${/^[aeiou]/.test(words) ? 'an' : 'a'} ${words}: the expression is incomplete (${HINT})`;
+}
+
 export function syntaxErrors(tree: Tree, max: number): ValidationError[] {
   const errors: ValidationError[] = [];
   const cursor = tree.walk();
@@ -24,10 +31,9 @@ export function syntaxErrors(tree: Tree, max: number): ValidationError[] {
       const node = cursor.currentNode;
       let descend = node.hasError;
       if (node.isMissing) {
-        const expected = node.type;
         errors.push({
           code: 'SYNTAX_ERROR',
-          message: `missing ${/^[a-z_]+$/.test(expected) ? `an ${expected.replace(/_/g, ' ')}` : `'${expected}'`} (${HINT})`,
+          message: describeMissing(node.type),
           line: node.startPosition.row + 1,
           column: node.startPosition.column + 1,
         });

@@ -65,8 +65,14 @@ function buildDispatch(): Dispatch {
   return byType;
 }
 
-const byPosition = (a: { line: number; column: number }, b: { line: number; column: number }): number =>
-  a.line - b.line || a.column - b.column;
+interface Positioned {
+  line: number;
+  column: number;
+  message: string;
+}
+/** Document order; ties broken by message so the order never depends on the walk driver. */
+const byPosition = (a: Positioned, b: Positioned): number =>
+  a.line - b.line || a.column - b.column || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
 
 /** Collects one script's findings; its position defaults to the node being visited. */
 class Collector implements Findings {

@@ -69,24 +69,26 @@ export function executeRequestSchema(rules: SandboxRules) {
 }
 export type ExecuteRequest = z.infer<ReturnType<typeof executeRequestSchema>>;
 
+const count = z.number().int().min(0);
+
 /** GET /health `limits`: the operational limits of this deployment (readServiceConfig). */
 export const LimitsSchema = z.strictObject({
-  scriptTimeoutSecondsDefault: z.number().int(),
-  scriptTimeoutSecondsMax: z.number().int(),
-  killGraceSeconds: z.number().int(),
-  maxInflightExecute: z.number().int(),
-  maxRequestBodyBytes: z.number().int(),
-  maxConsoleOutputBytes: z.number().int(),
-  maxErrorBytes: z.number().int(),
-  maxWarnings: z.number().int(),
-  maxWarningBytes: z.number().int(),
-  maxResultBytes: z.number().int(),
-  maxVariables: z.number().int(),
-  maxVariableArrayLength: z.number().int(),
-  maxVariableStringBytes: z.number().int(),
-  maxDataframes: z.number().int(),
-  maxDataframeBytes: z.number().int(),
-  maxDataframesTotalBytes: z.number().int(),
+  scriptTimeoutSecondsDefault: count,
+  scriptTimeoutSecondsMax: count,
+  killGraceSeconds: count,
+  maxInflightExecute: count,
+  maxRequestBodyBytes: count,
+  maxConsoleOutputBytes: count,
+  maxErrorBytes: count,
+  maxWarnings: count,
+  maxWarningBytes: count,
+  maxResultBytes: count,
+  maxVariables: count,
+  maxVariableArrayLength: count,
+  maxVariableStringBytes: count,
+  maxDataframes: count,
+  maxDataframeBytes: count,
+  maxDataframesTotalBytes: count,
 });
 export type Limits = z.infer<typeof LimitsSchema>;
 

@@ -75,7 +75,7 @@ export class ExecuteFunction extends Construct {
       ephemeralStorageSize: Size.mebibytes(props.execute.ephemeralStorageMiB),
       timeout: Duration.seconds(props.timeoutSeconds),
       reservedConcurrentExecutions: props.execute.maxInflight,
-      // A timed-out or failed script must never run twice.
+      // Invoked synchronously only; should anything ever invoke it asynchronously, never re-run a script.
       retryAttempts: 0,
       role: this.role,
       logGroup: this.logGroup,

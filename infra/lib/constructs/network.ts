@@ -30,7 +30,7 @@ export class Network extends Construct {
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
-    this.vpc = props.vpc.kind === 'create' ? this.createVpc(props) : importVpc(this, props.vpc);
+    this.vpc = props.vpc.kind === 'create' ? this.createVpc(props.vpc, props) : importVpc(this, props.vpc);
     this.isolatedSubnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
 
     this.apiEndpoint = this.vpc.addInterfaceEndpoint('ExecuteApiEndpoint', {
@@ -81,9 +81,7 @@ export class Network extends Construct {
     );
   }
 
-  private createVpc(props: NetworkProps): ec2.Vpc {
-    const config = props.vpc;
-    if (config.kind !== 'create') throw new Error('unreachable');
+  private createVpc(config: Extract<DeploymentConfig['vpc'], { kind: 'create' }>, props: NetworkProps): ec2.Vpc {
     const vpc = new ec2.Vpc(this, 'Vpc', {
       ipAddresses: ec2.IpAddresses.cidr(config.cidr),
       maxAzs: config.maxAzs,

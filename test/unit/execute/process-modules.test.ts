@@ -23,7 +23,7 @@ describe('child environment', () => {
   it('is built from the allow-list only', () => {
     const env = buildChildEnv(layout, { path: '/usr/bin:/bin', rLibs: undefined });
     expect(Object.keys(env).sort()).toEqual(
-      ['HOME', 'LANG', 'LC_ALL', 'PATH', 'R_ENVIRON', 'R_ENVIRON_USER', 'R_LIBS_USER', 'R_PROFILE', 'R_PROFILE_USER', 'TMPDIR', 'TZ'].sort(),
+      ['HOME', 'LANG', 'LC_ALL', 'PATH', 'R_ENABLE_JIT', 'R_ENVIRON', 'R_ENVIRON_USER', 'R_LIBS_USER', 'R_PROFILE', 'R_PROFILE_USER', 'TMPDIR', 'TZ'].sort(),
     );
     expect(env).toMatchObject({ HOME: layout.home, TMPDIR: layout.tmp, TZ: 'UTC', LANG: 'C.UTF-8', R_LIBS_USER: layout.noLibrary });
   });
@@ -67,7 +67,7 @@ describe('the Rscript command line', () => {
     expect(bwrap).toContain('--die-with-parent');
     expect(bwrap.join(' ')).toContain(`--bind ${layout.root} ${layout.root}`);
     expect(bwrap.filter((a) => a === '--bind')).toHaveLength(1);
-    expect(bwrap.join(' ')).toContain('--ro-bind /app/runner/runner.R /app/runner/runner.R');
+    expect(bwrap.join(' ')).toContain('--ro-bind /app/runner /app/runner');
   });
 });
 

@@ -1,0 +1,382 @@
+# jube-r runner, main part: loaded by runner.R (see there for why it is split in two).
+#
+# Runs ONE untrusted script in this fresh R process and writes the result envelope.
+# WORKDIR holds script.R and input.json (written by the execute handler); this writes
+# WORKDIR/envelope.json. stdout is only console text: a script printing a fake envelope cannot
+# forge its status, and a script writing envelope.json itself and quitting cannot either, because
+# the envelope must carry the nonce that only this file's closure ever saw.
+#
+# Everything lives inside local() so nothing of the runner is reachable from globalenv(), the
+# parent of the script's environment.
+local({
+  # Captured before user code runs: the script may shadow these names in its own environment,
+  # but never reaches the runner's frames.
+  base_ns <- baseenv()
+  json <- asNamespace("jsonlite")
+  to_json <- get("toJSON", envir = json)
+  from_json <- get("fromJSON", envir = json)
+  write_text <- base::writeLines
+  enable_jit <- get("enableJIT", envir = asNamespace("compiler"))
+  subset2 <- base::.subset2
+  cap_string <- function(x, max_bytes) {
+    if (!is.character(x) || length(x) != 1L || is.na(x)) return("")
+    if (nchar(x, type = "bytes") <= max_bytes) return(x)
+    # One character more than the byte cap: still over it, so the handler cuts exactly and flags it.
+    substr(x, 1L, max_bytes + 1L)
+  }
+
+  args <- commandArgs(trailingOnly = TRUE)
+  rules_file <- args[[1L]]
+  workdir <- args[[2L]]
+  envelope_path <- file.path(workdir, "envelope.json")
+
+  stdin_con <- file("stdin")
+  nonce <- readLines(stdin_con, n = 1L, warn = FALSE)
+  close(stdin_con)
+  if (length(nonce) != 1L || !nzchar(nonce)) stop("jube-r runner: no nonce on stdin")
+
+  r_version <- paste(R.version$major, R.version$minor, sep = ".")
+
+  write_envelope <- function(fields) {
+    envelope <- c(list(nonce = nonce, rVersion = r_version), fields)
+    text <- to_json(envelope, auto_unbox = TRUE, null = "null", na = "null", digits = NA)
+    tmp <- paste0(envelope_path, ".tmp")
+    write_text(text, tmp, useBytes = TRUE)
+    file.rename(tmp, envelope_path)
+    invisible(NULL)
+  }
+
+  rules <- from_json(rules_file, simplifyVector = TRUE)
+  input <- from_json(file.path(workdir, "input.json"), simplifyVector = FALSE)
+  caps <- input$caps
+
+  # ---- re-validation with R's own parser (DESIGN.md section 3, layer 4) -------------------------
+
+  forbidden <- unique(unlist(lapply(rules$forbiddenSymbols, function(category) category$symbols)))
+  blocked_operators <- rules$blockedOperators$operator
+  loaders <- rules$packageLoaders
+  loader_args <- c("package", rules$packageLoaderArguments$allowedNamedArguments)
+  allowed_packages <- unlist(input$allowedPackages)
+  hof_names <- rules$higherOrderFunctions$names
+  fun_arg_names <- rules$higherOrderFunctions$functionArgumentNames
+  option_functions <- rules$options$functions
+  denied_options <- rules$options$deniedNames
+
+  strip_quotes <- function(text) {
+    n <- nchar(text)
+    quoted <- n >= 2L & substr(text, 1L, 1L) %in% c("`", "\"", "'") & substr(text, n, n) == substr(text, 1L, 1L)
+    text[quoted] <- substr(text[quoted], 2L, n[quoted] - 1L)
+    text
+  }
+  string_value <- function(text) {
+    # A string literal's value, escapes included; fall back to the stripped text.
+    value <- tryCatch(eval(str2lang(text), base_ns), error = function(e) NULL)
+    if (is.character(value) && length(value) == 1L) value else strip_quotes(text)
+  }
+
+  validate_script <- function(script_path) {
+    errors <- list()
+    add <- function(code, message, line, column, symbol = NULL) {
+      err <- list(code = code, message = message, line = max(1L, as.integer(line)), column = max(1L, as.integer(column)))
+      if (!is.null(symbol)) err$symbol <- symbol
+      errors[[length(errors) + 1L]] <<- err
+    }
+    exprs <- tryCatch(parse(script_path, keep.source = TRUE, encoding = "UTF-8"), error = function(e) e)
+    if (inherits(exprs, "error")) {
+      msg <- conditionMessage(exprs)
+      pos <- regmatches(msg, regexec(":([0-9]+):([0-9]+):", msg))[[1L]]
+      line <- if (length(pos) == 3L) as.integer(pos[[2L]]) else 1L
+      column <- if (length(pos) == 3L) as.integer(pos[[3L]]) else 1L
+      add("SYNTAX_ERROR", paste("R could not parse the script:", cap_string(msg, 2000L)), line, column)
+      if (!is.null(input$treeSitterSymbols)) {
+        add("PARSER_DISAGREEMENT", "tree-sitter parsed the script but R did not", line, column)
+      }
+      return(list(exprs = NULL, errors = errors))
+    }
+    pd <- getParseData(exprs, includeText = TRUE)
+    if (is.null(pd)) pd <- data.frame(token = character(), text = character(), terminal = logical())
+    tokens <- pd[pd$terminal, , drop = FALSE]
+    tokens <- tokens[order(tokens$line1, tokens$col1), , drop = FALSE]
+    token_index <- seq_len(nrow(tokens))
+    by_id <- function(id) pd[match(id, pd$id), , drop = FALSE]
+    previous_token <- c("", tokens$token[-nrow(tokens)])
+    next_token <- c(tokens$token[-1L], "")
+
+    # The parser cross-check: the same symbol inventory as layers/parser/symbol-inventory.ts.
+    symbol_tokens <- c("SYMBOL", "SYMBOL_FUNCTION_CALL", "SYMBOL_SUB", "SYMBOL_FORMALS", "SYMBOL_PACKAGE", "SLOT")
+    r_symbols <- strip_quotes(tokens$text[tokens$token %in% symbol_tokens])
+    r_symbols <- r_symbols[!(r_symbols == "..." | grepl("^\\.\\.[0-9]+$", r_symbols))]
+    ts_symbols <- input$treeSitterSymbols
+    if (is.null(ts_symbols)) {
+      add("PARSER_DISAGREEMENT", "R parsed the script but tree-sitter reported a syntax error", 1L, 1L)
+    } else {
+      ts_symbols <- as.character(unlist(ts_symbols))
+      if (!identical(sort(r_symbols, method = "radix"), sort(ts_symbols, method = "radix"))) {
+        add("PARSER_DISAGREEMENT", "R's parser and tree-sitter read different symbols in this script", 1L, 1L)
+      }
+    }
+
+    for (i in token_index) {
+      tok <- tokens$token[[i]]
+      text <- tokens$text[[i]]
+      line <- tokens$line1[[i]]
+      col <- tokens$col1[[i]]
+      if (tok %in% c("SYMBOL", "SYMBOL_FUNCTION_CALL")) {
+        name <- strip_quotes(text)
+        # x$name and x@name select a field; they do not look anything up.
+        if (previous_token[[i]] %in% c("'$'", "'@'")) next
+        if (name %in% forbidden) {
+          add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", name), line, col, name)
+        }
+      } else if (tok %in% c("LEFT_ASSIGN", "RIGHT_ASSIGN", "NS_GET_INT", "NS_GET") && text %in% blocked_operators) {
+        add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed", text), line, col, text)
+      } else if (tok == "SYMBOL_PACKAGE") {
+        pkg <- strip_quotes(text)
+        if (!(pkg %in% allowed_packages)) {
+          add("PACKAGE_NOT_ALLOWED", sprintf("package '%s' is not available to jube-r scripts", pkg), line, col, pkg)
+        }
+      } else if (tok == "STR_CONST") {
+        value <- string_value(text)
+        if (next_token[[i]] == "'('") {
+          add("FORBIDDEN_STRING_FUNCTION", "a string may not be called as a function", line, col, value)
+        } else if (value %in% forbidden && string_passed_as_function(pd, tokens, i)) {
+          add("FORBIDDEN_STRING_FUNCTION", sprintf("'%s' may not be passed as a function name", value), line, col, value)
+        }
+      }
+    }
+
+    # Calls: package loaders and options().
+    calls <- which(tokens$token == "SYMBOL_FUNCTION_CALL")
+    for (i in calls) {
+      name <- strip_quotes(tokens$text[[i]])
+      if (!(name %in% c(loaders, option_functions))) next
+      call_id <- by_id(by_id(tokens$parent[[i]])$parent)$id
+      args <- call_arguments(pd, call_id)
+      line <- tokens$line1[[i]]
+      col <- tokens$col1[[i]]
+      if (name %in% loaders) {
+        check_loader(name, args, line, col, add)
+      } else {
+        for (arg in args) {
+          if (!is.null(arg$name)) {
+            if (arg$name %in% denied_options) {
+              add("OPTION_NOT_ALLOWED", sprintf("option '%s' may not be set", arg$name), arg$line, arg$col, arg$name)
+            }
+          } else if (!identical(arg$token, "STR_CONST")) {
+            add("OPTION_NOT_ALLOWED", "options() must be given its settings by name", arg$line, arg$col)
+          }
+        }
+      }
+    }
+    list(exprs = exprs, errors = errors)
+  }
+
+  # The arguments of the call expression `call_id`: name (if any), the token of a literal value,
+  # its text and position.
+  call_arguments <- function(pd, call_id) {
+    kids <- pd[pd$parent == call_id, , drop = FALSE]
+    kids <- kids[order(kids$line1, kids$col1), , drop = FALSE]
+    out <- list()
+    pending_name <- NULL
+    seen_open <- FALSE
+    for (k in seq_len(nrow(kids))) {
+      tok <- kids$token[[k]]
+      if (!seen_open) {
+        if (tok == "'('") seen_open <- TRUE
+        next
+      }
+      if (tok %in% c("SYMBOL_SUB", "STR_CONST") && k < nrow(kids) && kids$token[[k + 1L]] == "EQ_SUB") {
+        pending_name <- strip_quotes(kids$text[[k]])
+      } else if (tok == "expr") {
+        inner <- pd[pd$parent == kids$id[[k]], , drop = FALSE]
+        literal <- if (nrow(inner) == 1L && inner$terminal[[1L]]) inner$token[[1L]] else "expr"
+        out[[length(out) + 1L]] <- list(
+          name = pending_name, token = literal, text = if (nrow(inner) == 1L) inner$text[[1L]] else "",
+          line = kids$line1[[k]], col = kids$col1[[k]]
+        )
+        pending_name <- NULL
+      } else if (tok == "EQ_SUB" || tok == "','" || tok == "')'") {
+        if (tok != "EQ_SUB" && !is.null(pending_name)) {
+          out[[length(out) + 1L]] <- list(name = pending_name, token = "empty", text = "", line = kids$line1[[k]], col = kids$col1[[k]])
+          pending_name <- NULL
+        }
+      }
+    }
+    out
+  }
+
+  check_loader <- function(name, args, line, col, add) {
+    positional <- Filter(function(a) is.null(a$name) || a$name == "package", args)
+    for (arg in args) {
+      if (!is.null(arg$name) && !(arg$name %in% loader_args)) {
+        add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() may not be given '%s'", name, arg$name), arg$line, arg$col, arg$name)
+      }
+    }
+    if (length(positional) != 1L || !(positional[[1L]]$token %in% c("SYMBOL", "STR_CONST"))) {
+      add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name exactly one package literally", name), line, col)
+      return(invisible())
+    }
+    pkg <- strip_quotes(positional[[1L]]$text)
+    if (positional[[1L]]$token == "STR_CONST") pkg <- string_value(positional[[1L]]$text)
+    if (!(pkg %in% allowed_packages)) {
+      add("PACKAGE_NOT_ALLOWED", sprintf("package '%s' is not available to jube-r scripts", pkg), line, col, pkg)
+    }
+  }
+
+  # A forbidden name as a string is as good as the symbol where a function is expected: an
+  # argument of a higher-order function, or a named function argument (FUN = "system").
+  string_passed_as_function <- function(pd, tokens, i) {
+    wrapper <- pd[match(tokens$parent[[i]], pd$id), , drop = FALSE]
+    call <- pd[match(wrapper$parent, pd$id), , drop = FALSE]
+    if (nrow(call) != 1L || is.na(call$id)) return(FALSE)
+    kids <- pd[pd$parent == call$id, , drop = FALSE]
+    kids <- kids[order(kids$line1, kids$col1), , drop = FALSE]
+    head <- kids[1L, , drop = FALSE]
+    head_tokens <- pd[pd$parent == head$id, , drop = FALSE]
+    fn <- strip_quotes(head_tokens$text[head_tokens$token == "SYMBOL_FUNCTION_CALL"])
+    if (length(fn) == 1L && fn %in% hof_names) return(TRUE)
+    at <- match(wrapper$id, kids$id)
+    if (!is.na(at) && at >= 3L && kids$token[[at - 1L]] == "EQ_SUB") {
+      arg_name <- strip_quotes(kids$text[[at - 2L]])
+      if (arg_name %in% fun_arg_names) return(TRUE)
+    }
+    FALSE
+  }
+
+  # ---- the runtime mask (DESIGN.md section 3, layer 6) -----------------------------------------
+
+  forbidden_stub <- function(name) {
+    force(name)
+    function(...) {
+      stop(structure(
+        class = c("jube_forbidden_error", "error", "condition"),
+        list(message = sprintf("'%s' is not available in jube-r", name), call = NULL)
+      ))
+    }
+  }
+  make_mask <- function() {
+    mask <- new.env(parent = globalenv())
+    for (name in forbidden) assign(name, forbidden_stub(name), envir = mask)
+    assign(":::", forbidden_stub(":::"), envir = mask)
+    get_exported <- base::getExportedValue
+    checked_ns_get <- function(pkg, name) {
+      pkg <- as.character(substitute(pkg))
+      name <- as.character(substitute(name))
+      if (!(pkg %in% allowed_packages)) {
+        stop(structure(
+          class = c("jube_forbidden_error", "error", "condition"),
+          list(message = sprintf("package '%s' is not available in jube-r", pkg), call = NULL)
+        ))
+      }
+      if (name %in% forbidden) forbidden_stub(name)()
+      get_exported(pkg, name)
+    }
+    assign("::", checked_ns_get, envir = mask)
+    mask
+  }
+
+  # ---- inputs -----------------------------------------------------------------------------------
+
+  as_r_value <- function(value) {
+    if (is.list(value)) {
+      if (length(value) == 0L) return(logical(0))
+      value <- unlist(value, use.names = FALSE)
+    }
+    if (is.integer(value)) value <- as.double(value)
+    value
+  }
+
+  bind_inputs <- function(env) {
+    for (variable in input$variables) assign(variable$name, as_r_value(variable$value), envir = env)
+    if (length(input$dataframes) > 0L) {
+      read_table <- if (requireNamespace("data.table", quietly = TRUE)) {
+        fread <- get("fread", envir = asNamespace("data.table"))
+        function(path) fread(file = path, data.table = FALSE, stringsAsFactors = FALSE, showProgress = FALSE)
+      } else {
+        function(path) utils::read.csv(path, stringsAsFactors = FALSE, check.names = FALSE)
+      }
+      for (df in input$dataframes) assign(df$name, read_table(file.path(workdir, df$file)), envir = env)
+    }
+  }
+
+  # ---- evaluation -------------------------------------------------------------------------------
+
+  format_error <- function(e) {
+    msg <- subset2(e, "message")
+    msg <- if (is.character(msg) && length(msg) >= 1L) paste(msg, collapse = "\n") else "an error without a message"
+    call <- subset2(e, "call")
+    # stop() at the script's top level reports the runner's eval() as its call; R's console says "Error:".
+    text <- if (is.call(call) && !identical(call, quote(eval(expr, script_env)))) {
+      paste0("Error in ", paste(deparse(call, nlines = 1L, width.cutoff = 80L), collapse = ""), ": ", msg)
+    } else {
+      paste0("Error: ", msg)
+    }
+    cap_string(text, caps$errorBytes)
+  }
+
+  run <- function() {
+    timeout <- as.numeric(input$timeoutSeconds)
+    checked <- validate_script(file.path(workdir, "script.R"))
+    if (length(checked$errors) > 0L) {
+      write_envelope(list(status = "rejected", error = NULL, warnings = list(), timedOut = FALSE, validation = checked$errors))
+      return(invisible())
+    }
+
+    script_env <- new.env(parent = make_mask())
+    warnings <- character()
+    warnings_dropped <- 0L
+    warning_bytes <- 0
+    on_warning <- function(w) {
+      text <- cap_string(paste(subset2(w, "message"), collapse = "\n"), caps$warningBytes)
+      size <- nchar(text, type = "bytes")
+      if (length(warnings) < caps$warnings && warning_bytes + size <= caps$warningBytes) {
+        warnings[[length(warnings) + 1L]] <<- text
+        warning_bytes <<- warning_bytes + size
+      } else {
+        warnings_dropped <<- warnings_dropped + 1L
+      }
+      invokeRestart("muffleWarning")
+    }
+    outcome <- list(status = "ok", error = NULL, timedOut = FALSE)
+    # Messages join stdout, so console text and messages keep their order.
+    sink(stdout(), type = "message")
+    on.exit(sink(type = "message"), add = TRUE)
+    on.exit(setTimeLimit(), add = TRUE)
+    tryCatch(
+      withCallingHandlers(
+        {
+          # The handler starts R with the JIT off so the runner's own functions are not compiled
+          # (about 100 ms); the script gets R's default level back.
+          enable_jit(3L)
+          setTimeLimit(cpu = timeout, elapsed = timeout, transient = FALSE)
+          bind_inputs(script_env)
+          for (expr in checked$exprs) {
+            shown <- withVisible(eval(expr, script_env))
+            if (shown$visible) {
+              print_env <- new.env(parent = script_env)
+              assign(".jube_value", shown$value, envir = print_env)
+              eval(quote(print(.jube_value)), print_env)
+            }
+          }
+          setTimeLimit()
+        },
+        warning = on_warning
+      ),
+      error = function(e) {
+        setTimeLimit()
+        msg <- subset2(e, "message")
+        if (is.character(msg) && length(msg) == 1L && grepl("^reached (elapsed|CPU) time limit", msg)) {
+          outcome <<- list(status = "error", error = sprintf("script exceeded its %d s limit (R time limit)", as.integer(timeout)), timedOut = TRUE)
+        } else {
+          outcome <<- list(status = "error", error = format_error(e), timedOut = FALSE)
+        }
+      }
+    )
+    setTimeLimit()
+    flush(stdout())
+    write_envelope(c(outcome, list(warnings = as.list(warnings), warningsDropped = warnings_dropped)))
+  }
+
+  run()
+})
+invisible(NULL)

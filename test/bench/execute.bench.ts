@@ -1,0 +1,71 @@
+/**
+ * The execute runtime's overhead: median wall time of the handler (one fresh Rscript per call,
+ * with and without bubblewrap) next to bare `Rscript -e` of the same code and next to
+ * `callr::r()` (the approach of R's own code-runner packages, timed inside one R process so its
+ * own start-up is not counted), measured interleaved in this one run. Target: handler <= 1.25x
+ * bare Rscript.
+ */
+import { execa } from 'execa';
+import { readServiceConfig } from '../../layers/config/service-config.ts';
+import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/handler.ts';
+import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
+import { resolveSandbox } from '../../functions/execute/sandbox.ts';
+
+const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 9);
+const CASES = [
+  { name: '1 + 1', code: '1 + 1' },
+  { name: 'library(dplyr)', code: 'library(dplyr)' },
+];
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/** Median ms of `callr::r(function() CODE)` over ROUNDS calls inside one R process. */
+async function callrMedian(code: string): Promise<number | undefined> {
+  const r = `f <- function() { ${code}; NULL }
+invisible(callr::r(f))
+t <- vapply(seq_len(${ROUNDS}), function(i) { s <- proc.time()[["elapsed"]]; callr::r(f); proc.time()[["elapsed"]] - s }, 0)
+cat(stats::median(t) * 1000)`;
+  const result = await execa('Rscript', ['--vanilla', '-e', r], { reject: false });
+  const ms = Number(result.stdout.trim());
+  return result.exitCode === 0 && Number.isFinite(ms) ? ms : undefined;
+}
+
+export async function run(): Promise<void> {
+  const config = readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '60' });
+  const base = readRuntimePaths();
+  const handlers: [string, ExecuteHandler][] = [['handler (sandbox none)', createExecuteHandler({ config, paths: { ...base, sandbox: 'none' } })]];
+  if ((await resolveSandbox('auto')).kind === 'bwrap') {
+    handlers.push(['handler (bwrap)', createExecuteHandler({ config, paths: { ...base, sandbox: 'bwrap' } })]);
+  }
+  for (const { name, code } of CASES) {
+    const samples = new Map<string, number[]>();
+    const add = (k: string, ms: number) => samples.set(k, [...(samples.get(k) ?? []), ms]);
+    // One warm-up of each so the page cache and the grammar load are not measured.
+    for (const [, h] of handlers) await h({ script: code, timeoutSeconds: 30 });
+    await execa('Rscript', ['--vanilla', '-e', code]);
+    for (let i = 0; i < ROUNDS; i += 1) {
+      add('bare Rscript -e', await timed(() => execa('Rscript', ['--vanilla', '-e', code])));
+      for (const [label, h] of handlers) {
+        add(label, await timed(async () => {
+          const response = await h({ script: code, timeoutSeconds: 30 });
+          if (response.status !== 'ok') throw new Error(`bench script failed: ${JSON.stringify(response)}`);
+        }));
+      }
+    }
+    const callr = await callrMedian(code);
+    const bare = median(samples.get('bare Rscript -e')!);
+    console.log(`\n${name}  (median of ${ROUNDS}, ms; ratio to bare Rscript)`);
+    for (const [label, xs] of samples) console.log(`  ${label.padEnd(24)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
+    console.log(`  ${'callr::r() in one R'.padEnd(24)} ${callr === undefined ? '   n/a' : callr.toFixed(0).padStart(6)}  ${callr === undefined ? '' : `${(callr / bare).toFixed(2)}x`}`);
+  }
+}

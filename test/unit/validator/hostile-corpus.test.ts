@@ -1,0 +1,134 @@
+/**
+ * The hostile corpus: every forbidden symbol (one attack seed each, in
+ * test/fixtures/corpus/hostile/seeds.json) crossed with every wrapping shape an attacker could
+ * hide it in. Every combination must be rejected naming the symbol, and every combination must
+ * be R that R itself parses, so the rejection is the walk's doing, not a syntax error.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { forbiddenSymbolIndex, loadRules } from '../../../layers/rules/rules.ts';
+import { findings, fullWalkValidator, validator } from './support.ts';
+
+const seeds: Record<string, string> = JSON.parse(
+  readFileSync(new URL('../../fixtures/corpus/hostile/seeds.json', import.meta.url), 'utf8'),
+).seeds;
+const forbidden = [...forbiddenSymbolIndex(loadRules()).keys()];
+
+const SYNTACTIC = /^((?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*)$/;
+const RESERVED = new Set(['if', 'else', 'repeat', 'while', 'function', 'for', 'next', 'break', 'TRUE', 'FALSE', 'NULL', 'Inf', 'NaN', 'NA', 'in']);
+const asName = (s: string): string => (SYNTACTIC.test(s) && !RESERVED.has(s) ? s : `\`${s}\``);
+const hex = (s: string): string => [...s].map((c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+const firstAs = (s: string, esc: (code: number) => string): string => esc(s.charCodeAt(0)) + s.slice(1);
+
+interface Shape {
+  readonly name: string;
+  readonly build: (symbol: string, args: string) => string;
+}
+
+/** How a forbidden symbol `s` can be dressed, given its seed's arguments `a`. */
+const SHAPES: readonly Shape[] = [
+  { name: 'direct call', build: (s, a) => `${asName(s)}(${a})` },
+  { name: 'aliased', build: (s, a) => `f <- ${asName(s)}\nf(${a})` },
+  { name: 'right-assigned alias', build: (s, a) => `${asName(s)} -> f\nf(${a})` },
+  { name: 'in a function body', build: (s, a) => `g <- function(...) {\n  x <- 1\n  ${asName(s)}(${a})\n}\ng()` },
+  { name: 'as a default argument', build: (s, a) => `h <- function(f = ${asName(s)}) f(${a})\nh()` },
+  { name: 'in a pipe', build: (s, a) => `list() |> ${asName(s)}(${a})` },
+  { name: 'in a magrittr pipe', build: (s, a) => `library(dplyr)\nlist() %>% ${asName(s)}(${a})` },
+  { name: 'base:: qualified', build: (s, a) => `base::${asName(s)}(${a})` },
+  { name: 'base::: qualified', build: (s, a) => `base:::${asName(s)}(${a})` },
+  { name: 'utils:: qualified value', build: (s) => `f <- utils::${asName(s)}` },
+  { name: 'backquoted', build: (s, a) => `\`${s}\`(${a})` },
+  { name: 'backquoted with an escape', build: (s, a) => `\`${firstAs(s, (c) => `\\x${c.toString(16)}`)}\`(${a})` },
+  { name: 'string-called', build: (s, a) => `"${s}"(${a})` },
+  { name: 'single-quoted string-called', build: (s, a) => `'${s}'(${a})` },
+  { name: 'raw-string-called', build: (s, a) => `r"(${s})"(${a})` },
+  { name: 'raw string with dashes', build: (s, a) => `R'--[${s}]--'(${a})` },
+  { name: 'qualified string', build: (s, a) => `base::"${s}"(${a})` },
+  { name: 'parenthesized', build: (s, a) => `(${asName(s)})(${a})` },
+  { name: 'passed as an argument', build: (s) => `lapply(list(1), ${asName(s)})` },
+  { name: 'in a list', build: (s) => `fs <- list(a = ${asName(s)})` },
+  { name: 'string to sapply', build: (s) => `sapply(list(1), "${s}")` },
+  { name: 'string to Map', build: (s) => `Map("${s}", list(1))` },
+  { name: 'string to purrr::map', build: (s) => `purrr::map(list(1), "${s}")` },
+  { name: 'FUN = string', build: (s) => `aggregate(x ~ g, data = d, FUN = "${s}")` },
+  { name: 'hex-escaped string to vapply', build: (s) => `vapply(1, "${hex(s)}", 1)` },
+  { name: 'unicode-escaped string called', build: (s, a) => `"${firstAs(s, (c) => `\\u${c.toString(16).padStart(4, '0')}`)}"(${a})` },
+  { name: 'braced unicode escape to lapply', build: (s) => `lapply(1, "${firstAs(s, (c) => `\\u{${c.toString(16)}}`)}")` },
+  { name: 'octal-escaped string to Filter', build: (s) => `Filter("${firstAs(s, (c) => `\\${c.toString(8)}`)}", 1)` },
+  { name: 'inside tryCatch', build: (s, a) => `tryCatch(${asName(s)}(${a}), error = function(e) NULL)` },
+  { name: 'inside withCallingHandlers', build: (s, a) => `withCallingHandlers(${asName(s)}(${a}), warning = function(w) invokeRestart("muffleWarning"))` },
+  { name: 'inside Reduce', build: (s, a) => `Reduce(function(acc, x) ${asName(s)}(${a}), list(1, 2))` },
+  { name: 'passed to Map', build: (s) => `Map(${asName(s)}, list(1))` },
+  { name: 'in a formula', build: (s, a) => `y ~ ${asName(s)}(${a})` },
+  { name: 'in a lambda', build: (s, a) => `sapply(1:3, \\(i) ${asName(s)}(${a}))` },
+  { name: 'in control flow', build: (s, a) => `for (i in 1) if (TRUE) ${asName(s)}(${a}) else NULL` },
+  { name: 'in quote()', build: (s, a) => `e <- quote(${asName(s)}(${a}))` },
+];
+
+/** `body<-` and friends are reached by replacement syntax as well. */
+const REPLACEMENT_SHAPES: readonly Shape[] = [
+  { name: 'replacement call', build: (s) => `${s.slice(0, -2)}(f) <- quote(x)` },
+  { name: 'nested replacement call', build: (s) => `${s.slice(0, -2)}(f)[[1]] <- quote(x)` },
+];
+
+const cases = forbidden.flatMap((symbol) =>
+  [...SHAPES, ...(symbol.endsWith('<-') ? REPLACEMENT_SHAPES : [])].map((shape) => ({
+    symbol,
+    shape: shape.name,
+    script: shape.build(symbol, seeds[symbol] ?? '"x"'),
+  })),
+);
+
+describe('hostile corpus', () => {
+  it('has an attack seed for every forbidden symbol, and none for anything else', () => {
+    expect(forbidden.filter((s) => !(s in seeds))).toEqual([]);
+    expect(Object.keys(seeds).filter((s) => !forbidden.includes(s))).toEqual([]);
+  });
+
+  it('is R that R itself parses (the rejections are not syntax errors)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jube-hostile-'));
+    try {
+      const file = join(dir, 'cases.json');
+      writeFileSync(file, JSON.stringify(cases.map((c) => c.script)));
+      const failed = execFileSync(
+        'Rscript',
+        [
+          '-e',
+          `scripts <- jsonlite::fromJSON(commandArgs(TRUE)[1]); bad <- which(vapply(scripts, function(s) inherits(try(parse(text = s, keep.source = FALSE), silent = TRUE), "try-error"), logical(1))); cat(bad, sep = "\\n")`,
+          file,
+        ],
+        { encoding: 'utf8' },
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map((i) => cases[Number(i) - 1]);
+      expect(failed).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`rejects all ${cases.length} combinations, naming the forbidden symbol`, async () => {
+    const validate = await validator();
+    const missed = cases.filter(({ symbol, script }) => {
+      const result = validate(script);
+      return (
+        result.valid ||
+        !result.errors.some(
+          (e) => e.symbol === symbol && (e.code === 'FORBIDDEN_SYMBOL' || e.code === 'FORBIDDEN_STRING_FUNCTION'),
+        )
+      );
+    });
+    expect(missed.map((c) => `${c.symbol} / ${c.shape}: ${c.script}`)).toEqual([]);
+  });
+
+  it('is judged identically by the fast walk and the full reference walk', async () => {
+    const [fast, full] = [await validator(), await fullWalkValidator()];
+    const differing = cases.filter(({ script }) => JSON.stringify(findings(fast(script))) !== JSON.stringify(findings(full(script))));
+    expect(differing.map((c) => c.script)).toEqual([]);
+  });
+});
+
