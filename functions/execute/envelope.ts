@@ -2,7 +2,7 @@
  * The runner's result envelope (WORKDIR/envelope.json), zod-parsed: a file the script could have
  * written itself counts only if it carries this invocation's nonce, which only the runner saw.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationErrorSchema } from '../../layers/contract/validation.ts';
@@ -27,7 +27,8 @@ export type EnvelopeOutcome =
 export async function readEnvelope(path: string, nonce: string, maxBytes: number): Promise<EnvelopeOutcome> {
   let text: string;
   try {
-    const info = await stat(path);
+    // lstat: a script may have replaced the file with a symlink to something large or endless.
+    const info = await lstat(path);
     if (!info.isFile()) return { ok: false, reason: 'the result file is not a regular file' };
     if (info.size > maxBytes) return { ok: false, reason: `the result file is larger than ${maxBytes} bytes` };
     text = await readFile(path, 'utf8');

@@ -188,7 +188,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const outcome = await runScript(command, layout, env, nonce, capture, deadlineMs);
     note({ pid: outcome.pid, group: outcome.group });
 
-    const console = capture.consoleText();
+    const consoleOutput = capture.consoleText();
     let truncated = capture.truncated;
     const extracted = capture.result();
     const resultFields: Pick<ExecuteResponse, 'result' | 'resultWarning'> =
@@ -201,7 +201,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
         deadlineMs < backstopMs
           ? `script was killed by the runtime backstop after ${after} s: the invocation's remaining time ran out before its ${e.timeoutSeconds} s limit`
           : `script exceeded its ${e.timeoutSeconds} s limit and was killed by the runtime backstop after ${e.timeoutSeconds + config.killGraceSeconds} s`;
-      return finish({ status: 'error', consoleOutput: console, error: message, warnings: [], timedOut: true, ...resultFields, ...base() }, truncated);
+      return finish({ status: 'error', consoleOutput, error: message, warnings: [], timedOut: true, ...resultFields, ...base() }, truncated);
     }
 
     const read = await readEnvelope(layout.envelope, nonce, ENVELOPE_MAX_BYTES);
@@ -210,7 +210,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       const lastWords = outcome.stderrTail.trim().split('\n').slice(-5).join('\n');
       const detail = lastWords ? `; R said: ${lastWords}` : '';
       const error = capText(`R exited without a result (${how}; ${read.reason})${detail}`, config.caps.errorBytes);
-      return finish({ status: 'error', consoleOutput: console, error: error.value, warnings: [], timedOut: false, ...resultFields, ...base() }, truncated || error.truncated);
+      return finish({ status: 'error', consoleOutput, error: error.value, warnings: [], timedOut: false, ...resultFields, ...base() }, truncated || error.truncated);
     }
 
     const envelope = read.envelope;
@@ -226,7 +226,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const warnings = capWarnings(envelope.warnings, config.caps.warnings, config.caps.warningBytes);
     return finish({
       status: envelope.status,
-      consoleOutput: console,
+      consoleOutput,
       error: error.value,
       warnings: warnings.value,
       timedOut: envelope.timedOut,

@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import type { ExecuteRuntime, InvokeContext, InvokeOutcome } from './execute-runtime.ts';
 import { startRuntimeApiEmulator, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
@@ -42,11 +42,17 @@ export const HARDENED_RUN_FLAGS = [
 ] as const;
 
 const RUNTIME_API_PORT = 9001;
+const REPLACE_AFTER = new Set(['Sandbox.Timedout', 'Runtime.ExitError']);
 
 export interface ContainerRuntimeOptions {
   readonly image?: string;
   /** Extra environment for the function (e.g. JUBE_R_* limits), as Lambda's function configuration. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Host directories mounted read-only at the same path inside (e.g. the local data dir), so
+   * resolved `file` dataframe sources name the same file on both sides.
+   */
+  readonly readOnlyMounts?: readonly string[];
   /** Called with the container's output when it ends, for diagnostics. */
   readonly onExit?: (logs: string) => void;
 }
@@ -71,6 +77,8 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
   const emulator = await startRuntimeApiEmulator({ listen: { path: join(dir, 'runtime.sock') } });
   let environment = await startEnvironment(image, emulator, options);
   let closed = false;
+  let replacing: Promise<void> = Promise.resolve();
+  const retired = new WeakSet<Environment>();
 
   const stop = async (env: Environment): Promise<void> => {
     env.waiter.removeAllListeners('exit');
@@ -83,17 +91,24 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
     containerId: () => environment.id,
     logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
+      await replacing;
+      const served = environment;
       const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs });
-      // Lambda discards an environment whose invocation timed out; so do we, so that whatever
-      // was still running cannot answer the next call.
-      if (!outcome.ok && outcome.errorType === 'Sandbox.Timedout' && !closed) {
-        await stop(environment);
-        environment = await startEnvironment(image, emulator, options);
+      // Lambda discards an environment whose invocation timed out (whatever was still running
+      // must not answer the next call) and one whose runtime died; so do we, once per environment.
+      if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) {
+        retired.add(served);
+        replacing = (async () => {
+          await stop(served);
+          environment = await startEnvironment(image, emulator, options);
+        })();
       }
+      await replacing;
       return outcome;
     },
     async close(): Promise<void> {
       closed = true;
+      await replacing.catch(() => undefined);
       await stop(environment);
       emulator.failAll('Runtime.Closed', 'the container runtime was closed');
       await emulator.close();
@@ -117,7 +132,8 @@ async function startEnvironment(
     ...options.env,
   };
   const envFlags = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
-  const { stdout: id } = await podman(['create', ...HARDENED_RUN_FLAGS, ...envFlags, image]);
+  const mountFlags = (options.readOnlyMounts ?? []).flatMap((dir) => ['--volume', `${resolve(dir)}:${resolve(dir)}:ro`]);
+  const { stdout: id } = await podman(['create', ...HARDENED_RUN_FLAGS, ...envFlags, ...mountFlags, image]);
   try {
     await podman(['init', id]);
     const { stdout: pid } = await podman(['inspect', '--format', '{{.State.Pid}}', id]);

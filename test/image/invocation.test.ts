@@ -5,6 +5,9 @@
  * still reaches the emulator).
  */
 import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
@@ -12,11 +15,17 @@ import { buildImage, IMAGE } from './image-harness.ts';
 
 const FUNCTION_TIMEOUT_MS = 60_000;
 let runtime: ContainerRuntime | undefined;
+// A local data dir, mounted read-only at the same path, as the local stack does for `file` sources.
+const dataDir = mkdtempSync(join(tmpdir(), 'jube-r-image-data-'));
+const salesCsv = 'region,amount\nnorth,10\nsouth,32\n';
 
 beforeAll(async () => {
+  chmodSync(dataDir, 0o755);
+  writeFileSync(join(dataDir, 'sales.csv'), salesCsv, { mode: 0o644 });
   await buildImage();
   runtime = await startContainerRuntime({
     image: IMAGE,
+    readOnlyMounts: [dataDir],
     // What Lambda hands the runtime; the R child must never see any of it.
     env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'example-secret' },
   });
@@ -24,6 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.close();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const invoke = async (event: ExecuteEventInput, timeoutMs = FUNCTION_TIMEOUT_MS) => {
@@ -58,6 +68,19 @@ describe('an invocation through the image entrypoint', () => {
     expect(response.timedOut).toBe(false);
   });
 
+  it('binds a dataframe from a local file source', async () => {
+    const response = await responseOf({
+      script: 'cat(nrow(sales), sum(sales$amount))',
+      timeoutSeconds: 30,
+      dataframes: [
+        { name: 'sales', source: { kind: 'file', path: join(dataDir, 'sales.csv'), gzip: false }, bytes: salesCsv.length },
+      ],
+    });
+
+    expect(response.status).toBe('ok');
+    expect(response.consoleOutput).toContain('2 42');
+  });
+
   it('reports an R error as status error with its message', async () => {
     const response = await responseOf({ script: 'x <- 1\nstop("boom from the image")', timeoutSeconds: 30 });
 
@@ -82,20 +105,15 @@ describe('an invocation through the image entrypoint', () => {
   });
 
   it("answers within the invocation's deadline when the function timeout is shorter than the script's", async () => {
-    // Prepare: a 30 s runaway against a 4 s function timeout (Lambda's deadline header).
-    const started = Date.now();
-
-    // Act
+    // Act: a 30 s runaway against a 4 s function timeout (the deadline header says so).
     const outcome = await invoke({ script: 'repeat { x <- 1 }', timeoutSeconds: 30 }, 4_000);
-    const elapsed = Date.now() - started;
     const next = await responseOf({ script: 'cat(1 + 1)', timeoutSeconds: 10 });
 
-    // Assess: an explained timeout from the handler, not Lambda's bare Sandbox.Timedout, and the
-    // environment still serves the next call.
+    // Assess: an explained timeout from the handler, not the emulator's Sandbox.Timedout (which
+    // fires at the deadline), and the environment still serves the next call.
     expect(outcome.ok).toBe(true);
     const response = ExecuteResponseSchema.parse(outcome.ok ? outcome.payload : undefined);
     expect(response).toMatchObject({ status: 'error', timedOut: true });
-    expect(elapsed).toBeLessThan(4_000);
     expect(next.status).toBe('ok');
     expect(next.consoleOutput).toContain('2');
   });

@@ -20,7 +20,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Polls /proc until `until` settles, collecting every R workdir seen meanwhile. */
+/** Polls /proc until stopped, collecting every R workdir seen meanwhile. */
 function watchWorkdirs(tmpRoot: string) {
   const seen = new Set<string>();
   let running = true;
@@ -105,5 +105,13 @@ describe('shutdown', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(await processesMentioning(tmpRoot)).toEqual([]);
     await running;
+  });
+
+  it('exits cleanly on SIGINT (Ctrl-C) too', async () => {
+    const idle = await startStack();
+    expect((await request(`${idle.url}/health`)).status).toBe(200);
+
+    expect(await idle.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    expect(idle.output()).toContain('jube-r: stopped');
   });
 });

@@ -94,6 +94,17 @@ describe.each([
     expect(await groupMembers(report.pid!)).toEqual([]);
   });
 
+  it('the backstop kills the whole group, a fork included, and verifies it is empty', async () => {
+    const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))\ncat(job$pid, "\\n")\nSys.sleep(30)', { timeoutSeconds: 1 });
+    expect(response.timedOut).toBe(true);
+    const report = h.reports.at(-1)!;
+    // R itself, its fork, and (with bwrap) bwrap's processes were all alive when the kill came.
+    expect(report.group?.killed.length).toBeGreaterThanOrEqual(2);
+    if (sandbox === 'none') expect(report.group?.killed).toContain(Number(response.consoleOutput.trim()));
+    expect(report.group?.survivors).toEqual([]);
+    expect(await groupMembers(report.pid!)).toEqual([]);
+  });
+
   it('wipes the workdir and the next invocation sees nothing the previous one left', async () => {
     const first = await h.run('writeLines("left over", file.path(tempdir(), "x.txt"))\nwriteLines("home", "~/y.txt")\nwriteLines("cwd", "z.txt")\nleaked <- 1');
     expect(first.status).toBe('ok');

@@ -3,10 +3,11 @@
  * the execute function; it is answered here as `status: "rejected"` in the full response shape.
  */
 import { clampTimeoutSeconds } from '../../../layers/config/service-config.ts';
-import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
+import type { ExecuteResponse, ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/errors.ts';
 import { parseBody } from '../http/parse-body.ts';
+import type { DataframeRequest } from '../data-pointers/types.ts';
 import type { ApiDeps } from './deps.ts';
 import { executeRequestSchema } from './schemas.ts';
 
@@ -42,7 +43,7 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
     };
   }
 
-  let dataframes: Awaited<ReturnType<typeof resolveDataframes>> = [];
+  let dataframes: readonly ResolvedDataframe[] = [];
   if (request.dataframes && request.dataframes.length > 0) {
     dataframes = await resolveDataframes(deps, call.tenant, request.dataframes);
   }
@@ -59,11 +60,7 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
   );
 }
 
-async function resolveDataframes(
-  deps: ApiDeps,
-  tenant: string,
-  requests: NonNullable<ReturnType<ReturnType<typeof executeRequestSchema>['parse']>['dataframes']>,
-) {
+async function resolveDataframes(deps: ApiDeps, tenant: string, requests: readonly DataframeRequest[]): Promise<readonly ResolvedDataframe[]> {
   const outcome = await (await deps.resolver()).resolve(tenant, requests);
   if (outcome.ok) return outcome.dataframes;
   if (outcome.code === 'DATAFRAME_TOO_LARGE') throw new DataframeTooLargeError(outcome.message);

@@ -14,8 +14,16 @@ export const ValidateRequestSchema = z.strictObject({
 });
 export type ValidateRequest = z.infer<typeof ValidateRequestSchema>;
 
-/** The /execute body, with the count and size limits taken from the rules file. */
-export function executeRequestSchema(rules: SandboxRules) {
+const executeSchemas = new WeakMap<SandboxRules, ReturnType<typeof buildExecuteRequestSchema>>();
+
+/** The /execute body, with the count and size limits taken from the rules file (built once per rules object). */
+export function executeRequestSchema(rules: SandboxRules): ReturnType<typeof buildExecuteRequestSchema> {
+  let schema = executeSchemas.get(rules);
+  if (!schema) executeSchemas.set(rules, (schema = buildExecuteRequestSchema(rules)));
+  return schema;
+}
+
+function buildExecuteRequestSchema(rules: SandboxRules) {
   const { maxArrayLength, maxStringBytes } = rules.variables;
   const variable = VariableSchema.superRefine((variable, ctx) => {
     const values: readonly unknown[] = Array.isArray(variable.value) ? variable.value : [variable.value];

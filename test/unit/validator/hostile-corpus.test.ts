@@ -66,6 +66,9 @@ const SHAPES: readonly Shape[] = [
   { name: 'in a lambda', build: (s, a) => `sapply(1:3, \\(i) ${asName(s)}(${a}))` },
   { name: 'in control flow', build: (s, a) => `for (i in 1) if (TRUE) ${asName(s)}(${a}) else NULL` },
   { name: 'in quote()', build: (s, a) => `e <- quote(${asName(s)}(${a}))` },
+  { name: 'in a formula string', build: (s) => `fit <- lm("y ~ ${asName(s)}(x)", data = d)` },
+  { name: 'string to an optimiser', build: (s) => `integrate("${s}", 0, 1)` },
+  { name: 'string to zoo::rollapply', build: (s) => `zoo::rollapply(1:10, 3, "${s}")` },
 ];
 
 /** `body<-` and friends are reached by replacement syntax as well. */

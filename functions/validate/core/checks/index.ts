@@ -5,6 +5,7 @@
 import { blockedOperator } from './blocked-operator.ts';
 import { forbiddenStringFunction } from './forbidden-string-function.ts';
 import { forbiddenSymbol } from './forbidden-symbol.ts';
+import { formulaString } from './formula-string.ts';
 import { namespacePackage } from './namespace-package.ts';
 import { optionsCheck } from './options.ts';
 import { packageLoader } from './package-loader.ts';
@@ -18,6 +19,7 @@ export const CHECKS = {
   'namespace-package': namespacePackage,
   options: optionsCheck,
   's3-dispatch': s3Dispatch,
+  'formula-string': formulaString,
 } as const;
 
 export type CheckId = keyof typeof CHECKS;

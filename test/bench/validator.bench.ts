@@ -1,0 +1,119 @@
+/**
+ * The validator against R's own tools on the same text, in one run: p50/p99 per call for a ~5 KB
+ * realistic script and for a script at the size limit. R is timed inside one Rscript process
+ * (its own loop), so process start-up is excluded on that side too. Prints ratios and the targets
+ * (p50 < 3 ms at 5 KB; the size-limit script decided in < 100 ms); nothing here passes or fails.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadValidator } from '../../functions/validate/core/validator.ts';
+import { getParser } from '../../layers/parser/tree-sitter.ts';
+import { loadRules } from '../../layers/rules/rules.ts';
+
+interface Stats {
+  p50: number;
+  p99: number;
+  n: number;
+  /** Set when the candidate was cut off: the true time is at least p50. */
+  capped?: boolean;
+}
+
+function stats(samples: number[]): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { p50: at(0.5), p99: at(0.99), n: samples.length };
+}
+
+function timeLoop(iterations: number, fn: () => void): Stats {
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i += 1) {
+    const t0 = performance.now();
+    fn();
+    samples.push(performance.now() - t0);
+  }
+  return stats(samples);
+}
+
+/** The same text measured by R: parse() + getParseData(), and lintr::lint() (bounded by a time limit). */
+const R_PROGRAM = String.raw`
+args <- commandArgs(TRUE)
+text <- paste(readLines(args[1], warn = FALSE, encoding = "UTF-8"), collapse = "\n")
+iterations <- as.integer(args[2]); lint_iterations <- as.integer(args[3]); lint_cap <- as.numeric(args[4])
+q <- function(x) { x <- sort(x); c(p50 = x[max(1, floor(0.5 * length(x)) + 1)], p99 = x[max(1, min(length(x), floor(0.99 * length(x)) + 1))]) }
+clock <- function() proc.time()[["elapsed"]]
+parse_ms <- vapply(seq_len(iterations), function(i) {
+  t0 <- clock(); pd <- getParseData(parse(text = text, keep.source = TRUE)); (clock() - t0) * 1000
+}, numeric(1))
+lint_ms <- numeric(0); capped <- FALSE
+if (lint_iterations > 0 && requireNamespace("lintr", quietly = TRUE)) {
+  for (i in seq_len(lint_iterations)) {
+    t0 <- clock()
+    ok <- tryCatch({ setTimeLimit(elapsed = lint_cap, transient = TRUE); lintr::lint(text = text); TRUE },
+                   error = function(e) FALSE, finally = setTimeLimit(elapsed = Inf))
+    lint_ms <- c(lint_ms, (clock() - t0) * 1000)
+    if (!ok) { capped <- TRUE; break }
+  }
+}
+out <- list(parse = c(as.list(q(parse_ms)), n = length(parse_ms)))
+if (length(lint_ms)) out$lintr <- c(as.list(q(lint_ms)), n = length(lint_ms), capped = capped)
+cat(jsonlite::toJSON(out, auto_unbox = TRUE, digits = 6))
+`;
+
+function measureInR(dir: string, name: string, text: string, iterations: number, lintIterations: number, lintCapSeconds: number): {
+  parse: Stats;
+  lintr?: Stats;
+} {
+  const file = join(dir, `${name}.R`);
+  writeFileSync(file, text);
+  const program = join(dir, 'bench.R');
+  writeFileSync(program, R_PROGRAM);
+  const out = execFileSync('Rscript', [program, file, String(iterations), String(lintIterations), String(lintCapSeconds)], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(out);
+}
+
+const fmt = (s: Stats | undefined): string =>
+  s === undefined ? 'n/a' : `p50 ${s.p50.toFixed(2)} ms${s.capped ? '+' : ''}  p99 ${s.p99.toFixed(2)} ms${s.capped ? '+' : ''}  (n=${s.n})`;
+const ratio = (other: Stats | undefined, ours: Stats): string =>
+  other === undefined ? '' : `  = ${(other.p50 / ours.p50).toFixed(1)}x${other.capped ? '+' : ''} the validator's p50`;
+
+export async function run(): Promise<void> {
+  const rules = loadRules();
+  const corpusDir = new URL('../fixtures/corpus/benign/', import.meta.url);
+  const files = readdirSync(corpusDir)
+    .filter((f) => f.endsWith('.R'))
+    .map((f) => readFileSync(new URL(f, corpusDir), 'utf8'));
+  let small = '';
+  for (const f of files) if (Buffer.byteLength(small + f) <= 5_300) small += `${f}\n`;
+  const all = files.join('\n');
+  let large = '';
+  while (Buffer.byteLength(large) + Buffer.byteLength(all) + 1 <= rules.script.maxBytes) large += `${all}\n`;
+
+  const validate = await loadValidator();
+  const parser = await getParser();
+  for (let i = 0; i < 50; i += 1) validate(small);
+  const dir = mkdtempSync(join(tmpdir(), 'jube-bench-'));
+  try {
+    for (const [label, text, iterations, rIterations, lintIterations, target] of [
+      ['~5 KB script', small, 500, 200, 5, 'target p50 < 3 ms'],
+      ['size-limit script', large, 10, 5, 1, 'target: decided < 100 ms'],
+    ] as const) {
+      const bytes = Buffer.byteLength(text);
+      const verdict = validate(text);
+      const ours = timeLoop(iterations, () => validate(text));
+      const treeSitter = timeLoop(Math.max(3, Math.floor(iterations / 2)), () => parser.parse(text)?.delete());
+      const r = measureInR(dir, label.replace(/\W+/g, '-'), text, rIterations, lintIterations, 60);
+      console.log(`\n${label}: ${bytes} bytes, valid=${verdict.valid}, ${verdict.lint.length} lint findings`);
+      console.log(`  validator (jube-r)          ${fmt(ours)}   [${target}: ${ours.p50 < (bytes > 10_000 ? 100 : 3) ? 'met' : 'NOT met'}]`);
+      console.log(`  tree-sitter-r parse alone   ${fmt(treeSitter)}${ratio(treeSitter, ours)}`);
+      console.log(`  R parse() + getParseData()  ${fmt(r.parse)}${ratio(r.parse, ours)}`);
+      console.log(`  lintr::lint()               ${fmt(r.lintr)}${ratio(r.lintr, ours)}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
