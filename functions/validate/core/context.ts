@@ -103,8 +103,6 @@ export interface Frame {
   nsName: string;
   /** argument: its decoded name, '' when positional. */
   argName: string;
-  /** arguments: argument children entered so far; argument: its 0-based position. */
-  argIndex: number;
   /** The node is an assignment target (or on the way to one, as in `body(f) <- v`). */
   target: boolean;
   /** binary_operator assignment whose target is `class(x)`/`oldClass(x)`: its value names classes. */
@@ -121,7 +119,6 @@ export const newFrame = (): Frame => ({
   calleePackage: '',
   nsName: '',
   argName: '',
-  argIndex: 0,
   target: false,
   assignsClass: false,
   classValue: false,

@@ -94,11 +94,10 @@ class Walk implements Visit {
       const type = cursor.nodeType;
       if (type === NodeKind.identifier || type === NodeKind.string) {
         this.visitAt(this.frames[this.depth]!);
-        const role = this.callOf();
-        if (role > 0) {
+        const up = this.callOf();
+        if (up > 0) {
           // The callee of a call: the call-level checks (loaders, options(), dispatch, replacement) see the call.
-          const back = role;
-          for (let i = 0; i < back; i += 1) {
+          for (let i = 0; i < up; i += 1) {
             cursor.gotoParent();
             this.depth -= 1;
           }
@@ -116,9 +115,10 @@ class Walk implements Visit {
   /** 1 or 2 when the visited name is the function of a call (directly, or as pkg::name), else 0. */
   private callOf(): number {
     const parent = this.frames[this.depth - 1];
+    const field = this.frames[this.depth]?.field;
     if (!parent) return 0;
-    if (parent.type === NodeKind.call && this.field === 'function') return 1;
-    if (parent.type === NodeKind.namespaceOperator && this.field === 'rhs' && parent.field === 'function') {
+    if (parent.type === NodeKind.call && field === 'function') return 1;
+    if (parent.type === NodeKind.namespaceOperator && field === 'rhs' && parent.field === 'function') {
       return this.frames[this.depth - 2]?.type === NodeKind.call ? 2 : 0;
     }
     return 0;
@@ -133,9 +133,7 @@ class Walk implements Visit {
       this.depth -= 1;
     }
     if (cursor.startIndex > index) return true;
-    if (this.depth > 0 || this.frames.length === 0) {
-      if (cursor.nodeIsNamed) this.enter();
-    }
+    if (cursor.nodeIsNamed) this.enter();
     for (;;) {
       const type = cursor.nodeType;
       if (cursor.startIndex === index && (type === NodeKind.identifier || type === NodeKind.string)) return true;
@@ -170,7 +168,6 @@ class Walk implements Visit {
     frame.calleePackage = '';
     frame.nsName = '';
     frame.argName = '';
-    frame.argIndex = 0;
     frame.target = false;
     frame.assignsClass = false;
     frame.classValue = false;
