@@ -61,6 +61,32 @@ const isNameStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && 
 const isNameChar = (c: number): boolean => isNameStart(c) || (c >= 48 && c <= 57);
 const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 13 || c === 10 || c === 12;
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+/** End (exclusive) of the numeric literal at `i`: 12, 1.5e-3, .5, 0x1F, 1L, 2i. */
+function endOfNumber(s: string, i: number): number {
+  let j = i;
+  if (s.charCodeAt(j) === 48 && (s.charCodeAt(j + 1) === 120 || s.charCodeAt(j + 1) === 88)) {
+    j += 2;
+    while (isHexDigit(s.charCodeAt(j)) || s.charCodeAt(j) === 46) j += 1;
+    if (s.charCodeAt(j) === 112 || s.charCodeAt(j) === 80) {
+      j += 1;
+      if (s.charCodeAt(j) === 43 || s.charCodeAt(j) === 45) j += 1;
+      while (isDigit(s.charCodeAt(j))) j += 1;
+    }
+  } else {
+    while (isDigit(s.charCodeAt(j)) || s.charCodeAt(j) === 46) j += 1;
+    if (s.charCodeAt(j) === 101 || s.charCodeAt(j) === 69) {
+      j += 1;
+      if (s.charCodeAt(j) === 43 || s.charCodeAt(j) === 45) j += 1;
+      while (isDigit(s.charCodeAt(j))) j += 1;
+    }
+  }
+  if (s.charCodeAt(j) === 76 || s.charCodeAt(j) === 105) j += 1;
+  return j;
+}
+
 /** End (exclusive) of the quoted token opened at `i` by `quote`, honouring backslash escapes. */
 function endOfQuoted(s: string, i: number, quote: number): number {
   const n = s.length;
@@ -136,16 +162,18 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
     if (isNameStart(c)) {
       let j = i + 1;
       while (j < n && isNameChar(s.charCodeAt(j))) j += 1;
-      // ".5" is a number, not a name.
-      const numeric = c === 46 && i + 1 < n && s.charCodeAt(i + 1) >= 48 && s.charCodeAt(i + 1) <= 57;
-      if (!numeric && j - i <= interest.maxNameLength && interest.names.has(s.slice(i, j))) out.push(i);
+      if (c === 46 && isDigit(s.charCodeAt(i + 1))) {
+        // ".5" is a number, not a name.
+        i = endOfNumber(s, i);
+        continue;
+      }
+      if (j - i <= interest.maxNameLength && interest.names.has(s.slice(i, j))) out.push(i);
       i = j;
       continue;
     }
     if (c >= 48 && c <= 57) {
-      let j = i + 1;
-      while (j < n && isNameChar(s.charCodeAt(j))) j += 1;
-      i = j;
+      // Only what R reads as a number, so a name glued to it (`2system`) still starts a token.
+      i = endOfNumber(s, i);
       continue;
     }
     if (c === 40 || c === 91 || c === 123) {

@@ -29,6 +29,7 @@ const ATOMS = [
   ' ', 'x', '<-', '<<-', '->>', '=', '::', ':::', '$', '@', '|>', '%>%', '%in%', '\\(x)', 'function', 'if', 'else',
   'system', 'library', 'options', 'get', 'T', 'F', '1:length(x)', '"system"', "'/home/a'", 'é', '😀', '\u202e', ',', ';',
   'UseMethod', 'class', 'structure', '~', '-', '!', '?', '1e5', '0x1F', '.5', '1L', '\\x73', '\\u{73}',
+  '2system', '0x1Fget', '1e5eval', '.5T', '1Lsystem', '\u200bsystem', 'x.system', '_system',
 ];
 
 function generate(rand: () => number, i: number): string {
