@@ -269,11 +269,42 @@ local({
         ))
       }
       if (name %in% forbidden) forbidden_stub(name)()
+      safe <- command_safe[[name]]
+      if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)
       get_exported(pkg, name)
     }
     assign("::", checked_ns_get, envir = mask)
+    # Package functions that run a shell command when handed the wrong string: replaced by
+    # wrappers in both the mask and the checked `::`, since no name-based rule can see the string.
+    for (name in names(command_safe)) {
+      if (command_safe[[name]]$pkg %in% allowed_packages) assign(name, command_safe[[name]]$fun, envir = mask)
+    }
     mask
   }
+
+  # data.table::fread treats a string without a newline that is not a file as a shell command
+  # (and runs cmd= as one); only files and literal text get through.
+  safe_fread <- function(input = "", file = NULL, text = NULL, cmd = NULL, ...) {
+    refuse <- function(what) {
+      stop(structure(
+        class = c("jube_forbidden_error", "error", "condition"),
+        list(message = sprintf("fread(%s) would run a shell command, which is not available in jube-r; pass file = or text =", what), call = NULL)
+      ))
+    }
+    if (!is.null(cmd)) refuse("cmd = ...")
+    if (!identical(input, "")) {
+      if (is.character(input) && length(input) == 1L && grepl("\n", input, fixed = TRUE)) {
+        text <- input
+      } else if (is.character(input) && length(input) == 1L && file.exists(input) && !dir.exists(input)) {
+        file <- input
+      } else {
+        refuse("input = <not a file or text>")
+      }
+    }
+    real_fread <- getExportedValue("data.table", "fread")
+    real_fread(file = file, text = text, ...)
+  }
+  command_safe <- list(fread = list(pkg = "data.table", fun = safe_fread))
 
   # ---- inputs -----------------------------------------------------------------------------------
 

@@ -94,4 +94,23 @@ describe('execute handler: validation on both sides', () => {
     const response = await permissive.run('f <- paste0("sys", "tem")\nlapply("id", f)');
     expect(response).toMatchObject({ status: 'error', error: expect.stringContaining("'system' is not available in jube-r") });
   });
+
+  it.each([
+    ['a bare command string', 'library(data.table)\nfread("echo a,b")', 'input = <not a file or text>'],
+    ['cmd =', 'data.table::fread(cmd = "echo a,b")', 'cmd = ...'],
+    ['a command passed as a function value', 'lapply("echo a,b", data.table::fread)', 'input = <not a file or text>'],
+  ])('fread never runs a shell command (%s)', async (_shape, script, what) => {
+    const response = await permissive.run(script);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining(`fread(${what}) would run a shell command`) });
+  });
+
+  it('fread still reads files and literal text', async () => {
+    const script = [
+      'library(data.table)',
+      'f <- tempfile(fileext = ".csv"); writeLines(c("q", "1", "2"), f)',
+      'cat(sum(fread(f)$q), sum(data.table::fread("q\\n3\\n4")$q), "\\n")',
+    ].join('\n');
+    const response = await permissive.run(script);
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '3 7 \n' });
+  });
 });
