@@ -8,6 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import {
   ExecuteEventSchema,
+  limitedDataframesSchema,
+  limitedVariablesSchema,
+  refineDistinctNames,
+  ResolvedDataframeSchema,
   type ExecuteEvent,
   type ExecuteResponse,
 } from '../../layers/contract/execute.ts';
@@ -71,30 +75,24 @@ function declaredFromManifest(): readonly string[] {
   }
 }
 
+const eventSchemas = new WeakMap<SandboxRules, ReturnType<typeof buildEventSchema>>();
+
+/** ExecuteEvent with the rules' binding limits, the same the validate function applied to the request. */
+function buildEventSchema(rules: SandboxRules) {
+  return ExecuteEventSchema.extend({
+    variables: limitedVariablesSchema(rules).default([]),
+    dataframes: limitedDataframesSchema(ResolvedDataframeSchema, rules).default([]),
+  }).superRefine(refineDistinctNames);
+}
+
 export function parseExecuteEvent(event: unknown, rules: SandboxRules): ExecuteEvent {
-  const parsed = ExecuteEventSchema.safeParse(event);
+  let schema = eventSchemas.get(rules);
+  if (!schema) eventSchemas.set(rules, (schema = buildEventSchema(rules)));
+  const parsed = schema.safeParse(event);
   if (!parsed.success) {
     throw new InvalidExecuteEventError(`invalid execute event: ${z.prettifyError(parsed.error)}`);
   }
-  const e = parsed.data;
-  const problems: string[] = [];
-  if (e.variables.length > rules.variables.maxCount) problems.push(`more than ${rules.variables.maxCount} variables`);
-  if (e.dataframes.length > rules.dataframes.maxCount) problems.push(`more than ${rules.dataframes.maxCount} dataframes`);
-  for (const v of e.variables) {
-    const values = Array.isArray(v.value) ? v.value : [v.value];
-    if (Array.isArray(v.value) && v.value.length > rules.variables.maxArrayLength) {
-      problems.push(`variable '${v.name}' has more than ${rules.variables.maxArrayLength} elements`);
-    }
-    if (values.some((x) => typeof x === 'string' && Buffer.byteLength(x) > rules.variables.maxStringBytes)) {
-      problems.push(`variable '${v.name}' has a string over ${rules.variables.maxStringBytes} bytes`);
-    }
-    if (values.some((x) => typeof x === 'number' && !Number.isFinite(x))) problems.push(`variable '${v.name}' is not finite`);
-  }
-  const names = [...e.variables.map((v) => v.name), ...e.dataframes.map((d) => d.name)];
-  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
-  if (duplicate !== undefined) problems.push(`the name '${duplicate}' is bound twice`);
-  if (problems.length > 0) throw new InvalidExecuteEventError(`invalid execute event: ${problems.join('; ')}`);
-  return e;
+  return parsed.data;
 }
 
 export function createExecuteHandler(options: ExecuteHandlerOptions = {}): ExecuteHandler {

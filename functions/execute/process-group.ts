@@ -16,28 +16,34 @@ export function parseProcStat(text: string): { state: string; ppid: number; pgid
   return { state, ppid, pgid };
 }
 
-/** Live (non-zombie) pids whose process group is `pgid`. */
-export async function groupMembers(pgid: number): Promise<number[]> {
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return [];
-  }
-  const members: number[] = [];
+export interface ProcEntry {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgid: number;
+}
+
+/** Every live (not zombie, not dead) process in /proc; empty where /proc cannot be read. */
+export async function processTable(): Promise<ProcEntry[]> {
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  const table: ProcEntry[] = [];
   await Promise.all(
     entries
       .filter((e) => /^\d+$/.test(e))
       .map(async (e) => {
-        try {
-          const stat = parseProcStat(await readFile(`/proc/${e}/stat`, 'utf8'));
-          if (stat && stat.pgid === pgid && stat.state !== 'Z' && stat.state !== 'X') members.push(Number(e));
-        } catch {
-          // The process ended between readdir and readFile.
-        }
+        // Empty when the process ended between readdir and readFile.
+        const stat = parseProcStat(await readFile(`/proc/${e}/stat`, 'utf8').catch(() => ''));
+        if (stat && stat.state !== 'Z' && stat.state !== 'X') table.push({ pid: Number(e), ppid: stat.ppid, pgid: stat.pgid });
       }),
   );
-  return members.sort((a, b) => a - b);
+  return table;
+}
+
+/** Live pids whose process group is `pgid`. */
+export async function groupMembers(pgid: number): Promise<number[]> {
+  return (await processTable())
+    .filter((p) => p.pgid === pgid)
+    .map((p) => p.pid)
+    .sort((a, b) => a - b);
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {

@@ -5,10 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ApiHandler } from '../validate/handler.ts';
 import { errorResponse } from '../validate/http/error-response.ts';
 import { lambdaContext, toHttpBody, toHttpHeaders, toProxyEvent } from './api-gateway-event.ts';
+import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';
 
 export interface ApiServerOptions {
@@ -20,13 +20,8 @@ export interface ApiServerOptions {
   readonly functionTimeoutMs: number;
 }
 
-export interface ApiServer {
-  readonly url: string;
-  readonly port: number;
+export interface ApiServer extends ListeningServer {
   inflight(): number;
-  close(): Promise<void>;
-  /** Ends every connection still open (after `close`, once nothing is in flight). */
-  dropConnections(): void;
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -70,20 +65,5 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
   // Longer than clients' usual idle reuse, so a kept-alive socket is not closed under a request.
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
-    port,
-    inflight: () => inflight,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-    dropConnections: () => server.closeAllConnections(),
-  };
+  return { ...(await listen(server, options.host, options.port)), inflight: () => inflight };
 }

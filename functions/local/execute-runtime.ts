@@ -4,7 +4,10 @@
  * (JUBE_R_EXECUTE_RUNTIME=container). Either way the endpoint sees the same outcome shape that
  * Lambda's Invoke API reports: a payload, or a function error.
  */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
+import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { lambdaContext } from './api-gateway-event.ts';
 import { killDescendantGroups } from './process-tree.ts';
 
@@ -34,7 +37,7 @@ export interface ProcessRuntimeOptions {
 }
 
 const defaultLoadHandler = async (): Promise<ExecuteHandler> =>
-  (await import('../execute/handler.ts')).handler as unknown as ExecuteHandler;
+  (await import('../execute/handler.ts')).handler;
 
 /**
  * The execute handler in this process, with host R. Lambda's own timeout is emulated: an
@@ -96,6 +99,14 @@ export function runtimeKindOf(env: NodeJS.ProcessEnv): RuntimeKind {
   return kind;
 }
 
+function realDirOrUndefined(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? realpathSync(dir) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The runtime JUBE_R_EXECUTE_RUNTIME asks for (`process` by default). */
 export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName: string): Promise<ExecuteRuntime> {
   if (runtimeKindOf(env) === 'container') {
@@ -106,7 +117,9 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
         (e): e is [string, string] => /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_)/.test(e[0]) && e[1] !== undefined,
       ),
     );
-    return startContainerRuntime({ env: passOn });
+    // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
+    const dataDir = realDirOrUndefined(resolve(readServiceConfig(env).data.dir));
+    return startContainerRuntime({ env: passOn, readOnlyMounts: dataDir ? [dataDir] : [] });
   }
   return createProcessRuntime({ functionName });
 }

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { ExecuteRuntime } from './execute-runtime.ts';
+import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';
 
 /** Lambda's synchronous invocation payload limit. */
@@ -29,13 +29,9 @@ export interface LambdaEndpointOptions {
   readonly log?: (entry: Record<string, unknown>) => void;
 }
 
-export interface LambdaEndpoint {
-  readonly url: string;
+/** `close` stops accepting connections; running invocations finish (or are ended by the runtime). */
+export interface LambdaEndpoint extends ListeningServer {
   inflight(): number;
-  /** Stops accepting connections; running invocations finish (or are ended by the runtime). */
-  close(): Promise<void>;
-  /** Ends every connection still open (after `close`, once nothing is in flight). */
-  dropConnections(): void;
 }
 
 /** True when `requested` (a name, a function ARN or a partial ARN, maybe qualified) names `functionName`. */
@@ -138,19 +134,5 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
       } else response.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
-    inflight: () => inflight,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-    dropConnections: () => server.closeAllConnections(),
-  };
+  return { ...(await listen(server, options.host, options.port)), inflight: () => inflight };
 }

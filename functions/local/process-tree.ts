@@ -3,28 +3,7 @@
  * as the execute handler's detached Rscript does) so the local stack can kill them on shutdown
  * without knowing how the execute handler keeps track of its children.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { killProcessGroup, parseProcStat, type GroupKillReport } from '../execute/process-group.ts';
-
-interface ProcEntry {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly pgid: number;
-}
-
-async function processTable(): Promise<ProcEntry[]> {
-  const entries = await readdir('/proc').catch(() => [] as string[]);
-  const table: ProcEntry[] = [];
-  await Promise.all(
-    entries
-      .filter((e) => /^\d+$/.test(e))
-      .map(async (e) => {
-        const stat = parseProcStat(await readFile(`/proc/${e}/stat`, 'utf8').catch(() => ''));
-        if (stat && stat.state !== 'Z') table.push({ pid: Number(e), ppid: stat.ppid, pgid: stat.pgid });
-      }),
-  );
-  return table;
-}
+import { killProcessGroup, processTable, type GroupKillReport, type ProcEntry } from '../execute/process-group.ts';
 
 /** Process groups of `root`'s descendants other than `root`'s own group. */
 export async function descendantGroups(root: number = process.pid): Promise<number[]> {

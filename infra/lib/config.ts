@@ -112,60 +112,57 @@ export const DeploymentConfigSchema = z
 export type DeploymentConfig = Readonly<z.infer<typeof DeploymentConfigSchema>>;
 export type DeploymentConfigInput = z.input<typeof DeploymentConfigSchema>;
 
-const PLACEHOLDER_ORCHESTRATOR = (env: string) => `arn:aws:iam::111111111111:role/jube-r-orchestrator-${env}`;
-
 /**
- * The three environments. Region eu-west-1 and its S3 prefix list are PLACEHOLDERS shared by
- * all three; the differences between environments are deliberate and tested.
+ * What every environment shares. Region eu-west-1 and its S3 prefix list are PLACEHOLDERS; the
+ * orchestrator role is a PLACEHOLDER named after the environment.
  */
+const common = (envName: EnvironmentName) =>
+  ({
+    envName,
+    stackName: `JubeR-${envName}`,
+    region: 'eu-west-1',
+    orchestratorRoleArn: `arn:aws:iam::111111111111:role/jube-r-orchestrator-${envName}`,
+    s3PrefixListId: 'pl-6da54004',
+  }) as const;
+
+/** The API Gateway default integration quota (29 s) bounds dev and staging: short scripts only. */
+const DEFAULT_QUOTA_TIMEOUTS = {
+  defaultScriptSeconds: 10,
+  maxScriptSeconds: 20,
+  killGraceSeconds: 2,
+  executeOverheadSeconds: 3,
+  integrationQuota: { seconds: DEFAULT_INTEGRATION_QUOTA_SECONDS },
+} as const;
+
+const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
+const PRESIGN_TTL_SECONDS = 120;
+
+/** The three environments; the differences between them are deliberate and tested. */
 export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInput>> = {
   dev: {
-    envName: 'dev',
-    stackName: 'JubeR-dev',
-    region: 'eu-west-1',
-    orchestratorRoleArn: PLACEHOLDER_ORCHESTRATOR('dev'),
+    ...common('dev'),
     vpc: { kind: 'create', cidr: '10.40.0.0/16', maxAzs: 2 },
-    s3PrefixListId: 'pl-6da54004',
     execute: { architecture: 'x86_64', memoryMiB: 2048, ephemeralStorageMiB: 1024, maxInflight: 2, tenancy: 'shared' },
     validate: { memoryMiB: 1024 },
-    timeouts: {
-      defaultScriptSeconds: 10,
-      maxScriptSeconds: 20,
-      killGraceSeconds: 2,
-      executeOverheadSeconds: 3,
-      integrationQuota: { seconds: 29 },
-    },
-    api: { throttlingRateLimit: 5, throttlingBurstLimit: 10, maxRequestBodyBytes: 2 * 1024 * 1024 },
-    data: { expireAfterDays: 7, accessLogExpireAfterDays: 30, presignTtlSeconds: 120 },
+    timeouts: DEFAULT_QUOTA_TIMEOUTS,
+    api: { throttlingRateLimit: 5, throttlingBurstLimit: 10, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
+    data: { expireAfterDays: 7, accessLogExpireAfterDays: 30, presignTtlSeconds: PRESIGN_TTL_SECONDS },
     logRetentionDays: 7,
     removalPolicy: 'destroy',
   },
   staging: {
-    envName: 'staging',
-    stackName: 'JubeR-staging',
-    region: 'eu-west-1',
-    orchestratorRoleArn: PLACEHOLDER_ORCHESTRATOR('staging'),
+    ...common('staging'),
     vpc: { kind: 'create', cidr: '10.41.0.0/16', maxAzs: 2 },
-    s3PrefixListId: 'pl-6da54004',
     execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant' },
     validate: { memoryMiB: 1024 },
-    timeouts: {
-      defaultScriptSeconds: 10,
-      maxScriptSeconds: 20,
-      killGraceSeconds: 2,
-      executeOverheadSeconds: 3,
-      integrationQuota: { seconds: 29 },
-    },
-    api: { throttlingRateLimit: 20, throttlingBurstLimit: 40, maxRequestBodyBytes: 2 * 1024 * 1024 },
-    data: { expireAfterDays: 14, accessLogExpireAfterDays: 90, presignTtlSeconds: 120 },
+    timeouts: DEFAULT_QUOTA_TIMEOUTS,
+    api: { throttlingRateLimit: 20, throttlingBurstLimit: 40, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
+    data: { expireAfterDays: 14, accessLogExpireAfterDays: 90, presignTtlSeconds: PRESIGN_TTL_SECONDS },
     logRetentionDays: 30,
     removalPolicy: 'retain',
   },
   prod: {
-    envName: 'prod',
-    stackName: 'JubeR-prod',
-    region: 'eu-west-1',
-    orchestratorRoleArn: PLACEHOLDER_ORCHESTRATOR('prod'),
+    ...common('prod'),
     // PLACEHOLDER ids: prod joins the platform's existing VPC (its isolated subnets).
     vpc: {
       kind: 'existing',
@@ -175,7 +172,6 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
       isolatedSubnetIds: ['subnet-0a1b2c3d4e5f60711', 'subnet-0a1b2c3d4e5f60722', 'subnet-0a1b2c3d4e5f60733'],
       isolatedSubnetRouteTableIds: ['rtb-0a1b2c3d4e5f60711', 'rtb-0a1b2c3d4e5f60722', 'rtb-0a1b2c3d4e5f60733'],
     },
-    s3PrefixListId: 'pl-6da54004',
     execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant' },
     validate: { memoryMiB: 1536 },
     timeouts: {
@@ -186,8 +182,8 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
       // PLACEHOLDER: prod's account must really have this quota raised before deploying.
       integrationQuota: { seconds: 180, raisedBy: 'PLACEHOLDER: Service Quotas request for API Gateway "Maximum integration timeout in milliseconds"' },
     },
-    api: { throttlingRateLimit: 50, throttlingBurstLimit: 100, maxRequestBodyBytes: 2 * 1024 * 1024 },
-    data: { expireAfterDays: 30, accessLogExpireAfterDays: 365, presignTtlSeconds: 120 },
+    api: { throttlingRateLimit: 50, throttlingBurstLimit: 100, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
+    data: { expireAfterDays: 30, accessLogExpireAfterDays: 365, presignTtlSeconds: PRESIGN_TTL_SECONDS },
     logRetentionDays: 365,
     removalPolicy: 'retain',
   },

@@ -36,6 +36,68 @@ export const VariableSchema = z.strictObject({ name: RNameSchema, value: Variabl
 export type Variable = z.infer<typeof VariableSchema>;
 
 /**
+ * The rules file's limits on what a run binds (structurally a part of SandboxRules). Both the
+ * /execute body (validate function) and the ExecuteEvent (execute function, which trusts no
+ * caller) apply them through the schemas below, so the two sides cannot disagree.
+ */
+export interface BindingLimits {
+  readonly variables: { readonly maxCount: number; readonly maxArrayLength: number; readonly maxStringBytes: number };
+  readonly dataframes: { readonly maxCount: number };
+}
+
+/** `variables`: at most maxCount of them, arrays and strings within the rules' sizes. */
+export function limitedVariablesSchema(limits: BindingLimits) {
+  const { maxCount, maxArrayLength, maxStringBytes } = limits.variables;
+  const variable = VariableSchema.superRefine((variable, ctx) => {
+    const values: readonly unknown[] = Array.isArray(variable.value) ? variable.value : [variable.value];
+    if (Array.isArray(variable.value) && variable.value.length > maxArrayLength) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `has ${variable.value.length} elements; at most ${maxArrayLength} are allowed (bind larger data as a dataframe)`,
+      });
+    }
+    values.forEach((value, i) => {
+      if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > maxStringBytes) {
+        ctx.addIssue({
+          code: 'custom',
+          path: Array.isArray(variable.value) ? ['value', i] : ['value'],
+          message: `string is ${Buffer.byteLength(value, 'utf8')} bytes; at most ${maxStringBytes} bytes are allowed`,
+        });
+      }
+    });
+  });
+  return z.array(variable).max(maxCount, `at most ${maxCount} variables are allowed`);
+}
+
+/** `dataframes` (of either side's item shape): at most the rules' count. */
+export function limitedDataframesSchema<T extends z.ZodType>(item: T, limits: BindingLimits) {
+  const { maxCount } = limits.dataframes;
+  return z.array(item).max(maxCount, `at most ${maxCount} dataframes are allowed`);
+}
+
+/** Each name becomes one binding in the script's environment, so no two may share it. */
+export function refineDistinctNames(
+  body: { readonly variables?: readonly { name: string }[]; readonly dataframes?: readonly { name: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Set<string>();
+  const check = (kind: 'variables' | 'dataframes', entries: readonly { name: string }[] | undefined) =>
+    entries?.forEach((entry, i) => {
+      if (seen.has(entry.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [kind, i, 'name'],
+          message: `name "${entry.name}" is already used by another variable or dataframe; every name must be distinct`,
+        });
+      }
+      seen.add(entry.name);
+    });
+  check('variables', body.variables);
+  check('dataframes', body.dataframes);
+}
+
+/**
  * A dataframe the execute handler fetches into the workdir before R starts: either a
  * short-lived presigned URL (AWS) or a local file path (local stack, CLI). Filled in by the
  * data-pointer issue; the validate function resolves pointers, the execute function never sees one.

@@ -3,15 +3,13 @@
  * real HTTP, real R, a data directory filled here. Every way a pointer can fail must give the
  * same answer byte for byte, apart from the request id.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, startStack, type RunningStack } from './local-stack.ts';
 
-const REPO = path.resolve(import.meta.dirname, '../..');
 const MAX_TABLE = 2048;
 const MAX_TOTAL = 4096;
 
@@ -22,58 +20,6 @@ function csvOfSize(bytes: number): string {
   return bytes - base.length === 1 ? `v\n${'1\n'.repeat(rows - 1)}10\n` : base;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-interface Stack {
-  readonly baseUrl: string;
-  readonly process: ChildProcess;
-  output(): string;
-}
-
-async function startStack(env: Record<string, string>): Promise<Stack> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(REPO, 'scripts/jube-r.mjs'), 'serve'], {
-    cwd: REPO,
-    env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: String(port), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 45_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`jube-r serve exited (${child.exitCode}):\n${output}`);
-    try {
-      if ((await fetch(`${baseUrl}/health`)).ok) return { baseUrl, process: child, output: () => output };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGTERM');
-  throw new Error(`jube-r serve did not answer /health in time:\n${output}`);
-}
-
-async function stopStack(stack: Stack | undefined): Promise<void> {
-  const child = stack?.process;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 interface Answer {
   readonly status: number;
   readonly contentType: string | null;
@@ -81,15 +27,12 @@ interface Answer {
   readonly body: Record<string, unknown>;
 }
 
-let stack: Stack | undefined;
+let stack: RunningStack | undefined;
 let base: string;
 
 async function execute(body: unknown, tenant?: string): Promise<Answer> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (tenant !== undefined) headers['X-Jube-Tenant'] = tenant;
-  const response = await fetch(`${stack!.baseUrl}/execute`, { method: 'POST', headers, body: JSON.stringify(body) });
-  const text = await response.text();
-  return { status: response.status, contentType: response.headers.get('content-type'), text, body: JSON.parse(text) as Record<string, unknown> };
+  const answer = await postJson(`${stack!.url}/execute`, body, tenant === undefined ? {} : { 'X-Jube-Tenant': tenant });
+  return { status: answer.status, contentType: answer.headers.get('content-type'), text: answer.text, body: answer.json };
 }
 
 /** The raw body with the request id's value blanked: what must be identical across failures. */
@@ -131,7 +74,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopStack(stack);
+  await stack?.stop();
   if (base) await rm(base, { recursive: true, force: true });
 });
 

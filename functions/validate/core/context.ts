@@ -171,8 +171,6 @@ const ASSIGN_RIGHT = new Set(['->', '->>']);
 export const isAssignmentTarget = (op: string, field: string | null): boolean =>
   (field === 'lhs' && ASSIGN_LEFT.has(op)) || (field === 'rhs' && ASSIGN_RIGHT.has(op));
 
-export const isAssignment = (op: string): boolean => ASSIGN_LEFT.has(op) || ASSIGN_RIGHT.has(op);
-
 /**
  * How a name (identifier, or string in a name slot) is used where it stands: only 'call' and
  * 'reference' read a binding; the others are names R never looks up as a function or value.

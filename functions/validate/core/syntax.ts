@@ -29,24 +29,12 @@ export function syntaxErrors(tree: Tree, max: number): ValidationError[] {
   try {
     for (;;) {
       const node = cursor.currentNode;
-      let descend = node.hasError;
-      if (node.isMissing) {
-        errors.push({
-          code: 'SYNTAX_ERROR',
-          message: describeMissing(node.type),
-          line: node.startPosition.row + 1,
-          column: node.startPosition.column + 1,
-        });
-        descend = false;
-      } else if (node.isError) {
-        errors.push({
-          code: 'SYNTAX_ERROR',
-          message: describeUnexpected(node.text),
-          line: node.startPosition.row + 1,
-          column: node.startPosition.column + 1,
-        });
-        descend = false;
+      const message = node.isMissing ? describeMissing(node.type) : node.isError ? describeUnexpected(node.text) : undefined;
+      if (message !== undefined) {
+        errors.push({ code: 'SYNTAX_ERROR', message, line: node.startPosition.row + 1, column: node.startPosition.column + 1 });
       }
+      // An ERROR or MISSING node is reported once; only a subtree holding one further down is descended.
+      const descend = message === undefined && node.hasError;
       if (errors.length >= max) break;
       if (descend && cursor.gotoFirstChild()) continue;
       let moved = false;

@@ -16,8 +16,7 @@ import { isValidPointer, isValidTenant } from './pointer.ts';
 import { createS3PointerStore } from './s3-resolver.ts';
 import type { DataframeRequest, DataPointerResolver, LocatedTable, PointerStore, ResolveOutcome } from './types.ts';
 
-/** The one message for every unresolved pointer; the HTTP layer must use exactly this. */
-export const DATA_POINTER_UNRESOLVED_MESSAGE = 'One or more data pointers could not be resolved for this tenant; nothing was run.';
+export { DATA_POINTER_UNRESOLVED_MESSAGE } from './types.ts';
 
 export const UNRESOLVED: ResolveOutcome = Object.freeze({ ok: false, code: 'DATA_POINTER_UNRESOLVED' } as const);
 

@@ -13,6 +13,9 @@ export const DataframeRequestSchema = z.strictObject({
 });
 export type DataframeRequest = z.infer<typeof DataframeRequestSchema>;
 
+/** The one message for every unresolved pointer; the HTTP layer must use exactly this. */
+export const DATA_POINTER_UNRESOLVED_MESSAGE = 'One or more data pointers could not be resolved for this tenant; nothing was run.';
+
 export type ResolveOutcome =
   | { readonly ok: true; readonly dataframes: readonly ResolvedDataframe[] }
   /** Deliberately carries no reason: unresolved is unresolved, whoever asks. */

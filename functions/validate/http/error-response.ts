@@ -5,21 +5,7 @@
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
-import {
-  BodyTooLargeError,
-  DataframeTooLargeError,
-  DataPointerUnresolvedError,
-  ExecuteFailedError,
-  InvalidJsonError,
-  InvalidRequestError,
-  InvalidTenantError,
-  InvokeError,
-  MethodNotAllowedError,
-  RouteNotFoundError,
-  ThrottledError,
-  UnknownFieldError,
-  UnsupportedMediaTypeError,
-} from './errors.ts';
+import { ApiError, InvalidRequestError, MethodNotAllowedError, ThrottledError, UnknownFieldError } from './errors.ts';
 import { jsonResponse } from './response.ts';
 
 /** Every stable error code, with its status (docs/api.md lists the same table). */
@@ -67,24 +53,11 @@ interface Classified {
 }
 
 function classify(error: unknown): Classified {
-  if (error instanceof BodyTooLargeError) return { code: 'BODY_TOO_LARGE' };
-  if (error instanceof UnsupportedMediaTypeError) return { code: 'UNSUPPORTED_MEDIA_TYPE' };
-  if (error instanceof InvalidJsonError) return { code: 'INVALID_JSON' };
-  if (error instanceof UnknownFieldError) return { code: 'UNKNOWN_FIELD', issues: error.issues };
-  if (error instanceof InvalidRequestError) return { code: 'INVALID_REQUEST', issues: error.issues };
-  if (error instanceof InvalidTenantError) return { code: 'INVALID_TENANT' };
-  if (error instanceof RouteNotFoundError) return { code: 'NOT_FOUND' };
-  if (error instanceof MethodNotAllowedError) {
-    return { code: 'METHOD_NOT_ALLOWED', headers: { Allow: error.allow.join(', ') } };
-  }
-  if (error instanceof DataPointerUnresolvedError) return { code: 'DATA_POINTER_UNRESOLVED' };
-  if (error instanceof DataframeTooLargeError) return { code: 'DATAFRAME_TOO_LARGE' };
-  if (error instanceof ThrottledError) {
-    return { code: 'THROTTLED', headers: { 'Retry-After': String(error.retryAfterSeconds) } };
-  }
-  if (error instanceof ExecuteFailedError) return { code: 'EXECUTE_FAILED' };
-  if (error instanceof InvokeError) return { code: 'INTERNAL' };
-  return { code: 'INTERNAL' };
+  if (!(error instanceof ApiError)) return { code: 'INTERNAL' };
+  if (error instanceof UnknownFieldError || error instanceof InvalidRequestError) return { code: error.code, issues: error.issues };
+  if (error instanceof MethodNotAllowedError) return { code: error.code, headers: { Allow: error.allow.join(', ') } };
+  if (error instanceof ThrottledError) return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  return { code: error.code };
 }
 
 /** Turns any error into the API's response; unknown errors are INTERNAL. */

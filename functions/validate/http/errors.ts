@@ -2,6 +2,7 @@
  * The API's faults as small named classes. Each carries a stable `code`; the HTTP status is
  * chosen once, at the edge (error-response.ts), never where the error is thrown.
  */
+import type { ErrorCode } from './error-response.ts';
 
 /** One problem in a request body, addressed by a path such as `variables[2].value`. */
 export interface FieldIssue {
@@ -9,8 +10,9 @@ export interface FieldIssue {
   readonly message: string;
 }
 
-abstract class ApiError extends Error {
-  abstract readonly code: string;
+/** The base of every fault the API answers with its own code; anything else is INTERNAL. */
+export abstract class ApiError extends Error {
+  abstract readonly code: ErrorCode;
 }
 
 export class BodyTooLargeError extends ApiError {
@@ -81,18 +83,3 @@ export class InvokeError extends ApiError {
   override readonly name = 'InvokeError';
   readonly code = 'INTERNAL';
 }
-
-export type KnownApiError =
-  | BodyTooLargeError
-  | UnsupportedMediaTypeError
-  | InvalidJsonError
-  | UnknownFieldError
-  | InvalidRequestError
-  | InvalidTenantError
-  | RouteNotFoundError
-  | MethodNotAllowedError
-  | DataPointerUnresolvedError
-  | DataframeTooLargeError
-  | ThrottledError
-  | ExecuteFailedError
-  | InvokeError;

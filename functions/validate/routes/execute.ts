@@ -7,7 +7,7 @@ import type { ExecuteResponse, ResolvedDataframe } from '../../../layers/contrac
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/errors.ts';
 import { parseBody } from '../http/parse-body.ts';
-import type { DataframeRequest } from '../data-pointers/types.ts';
+import { DATA_POINTER_UNRESOLVED_MESSAGE, type DataframeRequest } from '../data-pointers/types.ts';
 import type { ApiDeps } from './deps.ts';
 import { executeRequestSchema } from './schemas.ts';
 
@@ -64,7 +64,5 @@ async function resolveDataframes(deps: ApiDeps, tenant: string, requests: readon
   const outcome = await (await deps.resolver()).resolve(tenant, requests);
   if (outcome.ok) return outcome.dataframes;
   if (outcome.code === 'DATAFRAME_TOO_LARGE') throw new DataframeTooLargeError(outcome.message);
-  // The resolver's one message, whatever the cause (imported here: it brings the S3 client).
-  const { DATA_POINTER_UNRESOLVED_MESSAGE } = await import('../data-pointers/resolve.ts');
   throw new DataPointerUnresolvedError(DATA_POINTER_UNRESOLVED_MESSAGE);
 }

@@ -22,6 +22,12 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
     maxDataframes: rules.dataframes.maxCount,
     maxDataframeBytes: config.data.maxDataframeBytes,
     maxDataframesTotalBytes: config.data.maxTotalBytes,
+    maxScriptBytes: rules.script.maxBytes,
+    maxScriptNestingDepth: rules.script.maxNestingDepth,
+    rlimitAddressSpaceBytes: config.rlimits.addressSpaceBytes,
+    rlimitFileSizeBytes: config.rlimits.fileSizeBytes,
+    rlimitOpenFiles: config.rlimits.openFiles,
+    rlimitProcesses: config.rlimits.processes,
   };
 }
 

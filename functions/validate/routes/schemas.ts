@@ -4,7 +4,12 @@
  * Every object is strict, so an unknown field anywhere is an error rather than silently ignored.
  */
 import { z } from 'zod';
-import { VariableSchema, ExecuteResponseSchema } from '../../../layers/contract/execute.ts';
+import {
+  ExecuteResponseSchema,
+  limitedDataframesSchema,
+  limitedVariablesSchema,
+  refineDistinctNames,
+} from '../../../layers/contract/execute.ts';
 import { ValidationResultSchema } from '../../../layers/contract/validation.ts';
 import { SandboxRulesSchema, type SandboxRules } from '../../../layers/rules/rules.ts';
 import { DataframeRequestSchema } from '../data-pointers/types.ts';
@@ -24,62 +29,20 @@ export function executeRequestSchema(rules: SandboxRules): ReturnType<typeof bui
 }
 
 function buildExecuteRequestSchema(rules: SandboxRules) {
-  const { maxArrayLength, maxStringBytes } = rules.variables;
-  const variable = VariableSchema.superRefine((variable, ctx) => {
-    const values: readonly unknown[] = Array.isArray(variable.value) ? variable.value : [variable.value];
-    if (Array.isArray(variable.value) && variable.value.length > maxArrayLength) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['value'],
-        message: `has ${variable.value.length} elements; at most ${maxArrayLength} are allowed (bind larger data as a dataframe)`,
-      });
-    }
-    values.forEach((value, i) => {
-      if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > maxStringBytes) {
-        ctx.addIssue({
-          code: 'custom',
-          path: Array.isArray(variable.value) ? ['value', i] : ['value'],
-          message: `string is ${Buffer.byteLength(value, 'utf8')} bytes; at most ${maxStringBytes} bytes are allowed`,
-        });
-      }
-    });
-  });
   return z
     .strictObject({
       script: z.string(),
       timeoutSeconds: z.number().optional(),
-      variables: z
-        .array(variable)
-        .max(rules.variables.maxCount, `at most ${rules.variables.maxCount} variables are allowed`)
-        .optional(),
-      dataframes: z
-        .array(DataframeRequestSchema)
-        .max(rules.dataframes.maxCount, `at most ${rules.dataframes.maxCount} dataframes are allowed`)
-        .optional(),
+      variables: limitedVariablesSchema(rules).optional(),
+      dataframes: limitedDataframesSchema(DataframeRequestSchema, rules).optional(),
     })
-    .superRefine((body, ctx) => {
-      // Each name becomes one binding in the script's environment, so two may not share it.
-      const seen = new Set<string>();
-      const check = (kind: 'variables' | 'dataframes', entries: readonly { name: string }[] | undefined) =>
-        entries?.forEach((entry, i) => {
-          if (seen.has(entry.name)) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [kind, i, 'name'],
-              message: `name "${entry.name}" is already used by another variable or dataframe; every name must be distinct`,
-            });
-          }
-          seen.add(entry.name);
-        });
-      check('variables', body.variables);
-      check('dataframes', body.dataframes);
-    });
+    .superRefine(refineDistinctNames);
 }
 export type ExecuteRequest = z.infer<ReturnType<typeof executeRequestSchema>>;
 
 const count = z.number().int().min(0);
 
-/** GET /health `limits`: the operational limits of this deployment (readServiceConfig). */
+/** GET /health `limits`: every limit of this deployment, from readServiceConfig and the rules file, in one flat list. */
 export const LimitsSchema = z.strictObject({
   scriptTimeoutSecondsDefault: count,
   scriptTimeoutSecondsMax: count,
@@ -97,6 +60,12 @@ export const LimitsSchema = z.strictObject({
   maxDataframes: count,
   maxDataframeBytes: count,
   maxDataframesTotalBytes: count,
+  maxScriptBytes: count,
+  maxScriptNestingDepth: count,
+  rlimitAddressSpaceBytes: count,
+  rlimitFileSizeBytes: count,
+  rlimitOpenFiles: count,
+  rlimitProcesses: count,
 });
 export type Limits = z.infer<typeof LimitsSchema>;
 

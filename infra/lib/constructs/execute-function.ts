@@ -8,9 +8,10 @@ import { Duration, type RemovalPolicy, Size, Stack, Token, Validations } from 'a
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DeploymentConfig } from '../config.ts';
+import { functionIdentity } from './function-identity.ts';
 import { subnetArns } from './network.ts';
 
 export interface ExecuteFunctionProps {
@@ -35,29 +36,12 @@ export class ExecuteFunction extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
 
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention,
-      removalPolicy: props.logRemovalPolicy,
-    });
-
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'jube-r execute function: its own log group and its VPC ENIs, nothing else',
-      inlinePolicies: {
-        'own-log-group': new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({
-              sid: 'WriteOwnLogGroup',
-              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-              resources: [this.logGroup.logGroupArn],
-            }),
-          ],
-        }),
-        'vpc-enis': new iam.PolicyDocument({
-          statements: eniStatements(stack, props),
-        }),
-      },
-    });
+    ({ logGroup: this.logGroup, role: this.role } = functionIdentity(this, {
+      roleDescription: 'jube-r execute function: its own log group and its VPC ENIs, nothing else',
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      inlinePolicies: { 'vpc-enis': new iam.PolicyDocument({ statements: eniStatements(stack, props) }) },
+    }));
     const eniReason =
       'Lambda creates and deletes the hyperplane ENIs of a VPC function with the execution role; their ids are unknown before ' +
       'creation, so network-interface/* (this account and region only) is the narrowest resource, and ' +

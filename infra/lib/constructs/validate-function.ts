@@ -5,11 +5,12 @@
  * with the code, so one artifact keeps code and rules from ever disagreeing.
  */
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { functionIdentity } from './function-identity.ts';
 
 /** Repository-relative files copied beside the bundle (the loaders' default locations). */
 export const VALIDATE_BUNDLE_FILES = [
@@ -41,25 +42,11 @@ export class ValidateFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ValidateFunctionProps) {
     super(scope, id);
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention,
-      removalPolicy: props.logRemovalPolicy,
-    });
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'jube-r validate function: its log group, invoking the execute function, reading the data bucket',
-      inlinePolicies: {
-        'own-log-group': new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({
-              sid: 'WriteOwnLogGroup',
-              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-              resources: [this.logGroup.logGroupArn],
-            }),
-          ],
-        }),
-      },
-    });
+    ({ logGroup: this.logGroup, role: this.role } = functionIdentity(this, {
+      roleDescription: 'jube-r validate function: its log group, invoking the execute function, reading the data bucket',
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+    }));
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       description: 'jube-r validate: the private API handler (health, packages, validate, execute)',

@@ -75,7 +75,7 @@ describe('routing', () => {
   });
 
   it('serves /health with the live rules, the limits and the configured sandbox layers', async () => {
-    const api = makeApi({ JUBE_R_SANDBOX_LAYERS: 'microvm, no-egress', JUBE_R_MAX_INFLIGHT_EXECUTE: '7' });
+    const api = makeApi({ JUBE_R_SANDBOX_LAYERS: 'microvm, no-egress', JUBE_R_MAX_INFLIGHT_EXECUTE: '7', JUBE_R_RLIMIT_NPROC: '33' });
     const { result, body } = await call(api, proxyEvent('GET', '/health'));
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['Content-Type']).toBe('application/json');
@@ -83,6 +83,8 @@ describe('routing', () => {
     expect(health.rules).toEqual(loadRules());
     expect(health.limits.maxInflightExecute).toBe(7);
     expect(health.limits.maxVariables).toBe(loadRules().variables.maxCount);
+    expect(health.limits.rlimitProcesses).toBe(33);
+    expect(health.limits.maxScriptBytes).toBe(loadRules().script.maxBytes);
     expect(health.sandbox).toEqual({ source: 'config', layers: ['microvm', 'no-egress'] });
     expect(health.rVersion).toBe(loadManifest().rVersion);
   });
