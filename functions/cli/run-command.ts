@@ -4,13 +4,14 @@
  * rejected, 2 usage error. A `--var` value is JSON when it parses as JSON (number, boolean, array,
  * "quoted string"), else the literal string. `--data` binds a local CSV (`.gz`: gzip) as a dataframe.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { clampTimeoutSeconds, readServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { createExecuteHandler, InvalidExecuteEventError } from '../execute/handler.ts';
 import { loadValidator } from '../validate/core/validator.ts';
 import type { Command } from './main.ts';
+import { readScript } from './read-script.ts';
 
 const USAGE = 'usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]';
 
@@ -69,18 +70,12 @@ export function parseRunArguments(args: readonly string[]): RunArguments {
   return { source, timeout, variables, data };
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 const command: Command = async (args) => {
   let parsed: RunArguments;
   let script: string;
   try {
     parsed = parseRunArguments(args);
-    script = parsed.source === '-' ? await readStdin() : await readFile(parsed.source, 'utf8');
+    script = await readScript(parsed.source);
   } catch (error) {
     process.stderr.write(`jube-r run: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
     return 2;

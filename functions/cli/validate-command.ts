@@ -2,17 +2,12 @@
  * `jube-r validate FILE|-`: prints the ValidationResult JSON; exit 0 valid, 1 invalid,
  * 2 usage error (no file, an unreadable file, extra arguments).
  */
-import { readFile } from 'node:fs/promises';
+
 import { loadValidator } from '../validate/core/validator.ts';
 import type { Command } from './main.ts';
+import { readScript } from './read-script.ts';
 
 const USAGE = 'usage: jube-r validate FILE|-   (- reads the script from stdin)';
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 const command: Command = async (args) => {
   if (args.length !== 1 || args[0] === undefined || args[0] === '') {
@@ -22,7 +17,7 @@ const command: Command = async (args) => {
   const source = args[0];
   let script: string;
   try {
-    script = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+    script = await readScript(source);
   } catch (cause) {
     process.stderr.write(`jube-r validate: cannot read ${source}: ${cause instanceof Error ? cause.message : String(cause)}\n`);
     return 2;
