@@ -14,8 +14,9 @@
  */
 import { buildSync } from 'esbuild';
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ESM_REQUIRE_BANNER, TREE_SITTER_WASM_FILES } from '../infra/lib/esm-bundle.ts';
 
 const imageDir = fileURLToPath(new URL('.', import.meta.url));
 const repoRoot = join(imageDir, '..');
@@ -25,14 +26,9 @@ const COPIES: ReadonlyArray<readonly [string, string]> = [
   ['packages.R', 'packages.R'],
   ['scripts/write-manifest.R', 'write-manifest.R'],
   ['layers/rules/sandbox-rules.json', 'app/rules/sandbox-rules.json'],
-  ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'app/wasm/web-tree-sitter.wasm'],
-  ['node_modules/@davisvaughan/tree-sitter-r/tree-sitter-r.wasm', 'app/wasm/tree-sitter-r.wasm'],
+  ...TREE_SITTER_WASM_FILES.map((file) => [file, `app/wasm/${basename(file)}`] as const),
   ['r-image/runner', 'app/runner'],
 ];
-
-// esbuild's ESM output has no `require`; bundled CommonJS dependencies need one.
-const REQUIRE_BANNER = "import { createRequire as __jubeCreateRequire } from 'node:module';\n" +
-  'const require = __jubeCreateRequire(import.meta.url);';
 
 /** Returns the asset directory (r-image/) after staging. */
 export function stageImageContext(): string {
@@ -54,7 +50,7 @@ export function stageImageContext(): string {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    banner: { js: REQUIRE_BANNER },
+    banner: { js: ESM_REQUIRE_BANNER },
     legalComments: 'none',
     logLevel: 'warning',
   });

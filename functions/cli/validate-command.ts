@@ -2,7 +2,6 @@
  * `jube-r validate FILE|-`: prints the ValidationResult JSON; exit 0 valid, 1 invalid,
  * 2 usage error (no file, an unreadable file, extra arguments).
  */
-
 import { loadValidator } from '../validate/core/validator.ts';
 import type { Command } from './main.ts';
 import { readScript } from './read-script.ts';

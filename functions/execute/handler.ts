@@ -65,7 +65,10 @@ export interface ExecuteHandlerOptions {
 
 export type ExecuteHandler = (event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>;
 
+/** The runner's result file; its fields are capped again here, this only bounds the read. */
 const ENVELOPE_MAX_BYTES = 16 * 1024 * 1024;
+/** Fetching the dataframes never takes longer than this, nor past the invocation's remaining time. */
+const MAX_STAGING_MS = 60_000;
 
 function declaredFromManifest(): readonly string[] {
   try {
@@ -161,7 +164,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
 
     let staged;
     try {
-      staged = await stageDataframes(e.dataframes, layout.dataDir, config.data, AbortSignal.timeout(Math.max(1, Math.min(remaining(), 60_000))));
+      staged = await stageDataframes(e.dataframes, layout.dataDir, config.data, AbortSignal.timeout(Math.max(1, Math.min(remaining(), MAX_STAGING_MS))));
     } catch (error) {
       if (error instanceof DataframeStagingError) return failure(`${error.message}; the script was not run`);
       throw error;

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
+import { BWRAP_LAYERS, EXECUTE_HANDLER_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
 import type { RuntimePaths, SandboxMode } from './runtime-paths.ts';
 
 /** System directories bound read-only when they exist on this host. */
@@ -65,9 +66,9 @@ export async function resolveSandbox(mode: SandboxMode): Promise<ActiveSandbox> 
 
 /** The sandbox layers active for executions in this process, for GET /health. */
 export async function activeSandboxLayers(paths: Pick<RuntimePaths, 'sandbox' | 'prlimit'>): Promise<string[]> {
-  const layers = ['fresh-rscript-per-call', 'allow-listed-environment', 'private-workdir', 'process-group-kill', 'output-caps'];
-  if (paths.prlimit) layers.push('rlimits');
+  const layers: string[] = [...EXECUTE_HANDLER_LAYERS];
+  if (paths.prlimit) layers.push(RLIMITS_LAYER);
   const sandbox = await resolveSandbox(paths.sandbox);
-  if (sandbox.kind === 'bwrap') layers.push('bwrap-namespaces', 'no-network', 'read-only-system-dirs');
+  if (sandbox.kind === 'bwrap') layers.push(...BWRAP_LAYERS);
   return layers;
 }

@@ -2,7 +2,6 @@
  * HTTP <-> API Gateway REST proxy integration, as the deployed API does it: the request becomes a
  * proxy event for the validate handler, and the handler's result becomes the HTTP response.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 
 export interface RawRequest {
@@ -108,5 +107,3 @@ export function lambdaContext(functionName: string, requestId: string, timeoutMs
     succeed: () => undefined,
   };
 }
-
-export type { IncomingHttpHeaders };

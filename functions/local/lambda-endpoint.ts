@@ -11,7 +11,7 @@ import type { ExecuteRuntime } from './execute-runtime.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';
 
-/** Lambda's synchronous invocation payload limit. */
+/** Lambda's synchronous invocation payload limit (request and response alike). */
 export const MAX_INVOKE_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;

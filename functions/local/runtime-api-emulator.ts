@@ -11,10 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InvokeOutcome } from './execute-runtime.ts';
+import { MAX_INVOKE_PAYLOAD_BYTES } from './lambda-endpoint.ts';
 
 const API = '/2018-06-01/runtime';
-/** Lambda's synchronous response payload limit. */
-export const MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
+/** Lambda's synchronous payload limit holds for the response as for the request. */
+export const MAX_RESPONSE_BYTES = MAX_INVOKE_PAYLOAD_BYTES;
 
 export type EmulatorListen = { readonly path: string } | { readonly host: string; readonly port: number };
 

@@ -4,9 +4,9 @@
  * endpoint running the execute handler. The validate handler is wired to that endpoint by
  * configuration alone, exactly as it would be to SAM or to AWS.
  */
-import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import { localExecuteTimeoutMs, readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import { createApi } from '../validate/handler.ts';
-import { sandboxFromEnv } from '../validate/routes/health.ts';
+import { configuredSandbox } from '../validate/routes/health.ts';
 import type { SandboxStatus } from '../validate/routes/schemas.ts';
 import { startApiServer, type ApiServer } from './api-server.ts';
 import { createExecuteRuntime, type ExecuteRuntime } from './execute-runtime.ts';
@@ -32,9 +32,6 @@ export interface LocalStack {
   close(): Promise<void>;
 }
 
-/** How long the local execute "function" may run: the script maximum, the kill grace and overhead. */
-export const functionTimeoutMs = (config: ServiceConfig): number =>
-  (config.scriptTimeoutSecondsMax + config.killGraceSeconds + 5) * 1000;
 
 /** The execute side's own report of its layers (imported late: it brings execa). */
 async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
@@ -61,12 +58,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         functionName: baseConfig.executeFunctionName,
         runtime,
         maxInflight: baseConfig.maxInflightExecute,
-        functionTimeoutMs: functionTimeoutMs(baseConfig),
+        functionTimeoutMs: localExecuteTimeoutMs(baseConfig.scriptTimeoutSecondsMax, baseConfig.killGraceSeconds),
       });
     }
     const config: ServiceConfig = { ...baseConfig, lambdaEndpoint: baseConfig.lambdaEndpoint ?? lambda!.url };
 
-    const configured = sandboxFromEnv(options.env);
+    const configured = configuredSandbox(config);
     const kind = runtime?.kind;
     let detected: Promise<SandboxStatus> | undefined;
     sandbox = async () => {

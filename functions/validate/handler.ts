@@ -21,7 +21,7 @@ import { jsonResponse } from './http/response.ts';
 import { tenantOf } from './http/tenant.ts';
 import { once, type ApiDeps } from './routes/deps.ts';
 import { execute } from './routes/execute.ts';
-import { health, sandboxFromEnv } from './routes/health.ts';
+import { configuredSandbox, health } from './routes/health.ts';
 import { packages } from './routes/packages.ts';
 import { matchRoute } from './routes/table.ts';
 import { validate } from './routes/validate.ts';
@@ -67,7 +67,7 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     }),
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),
-    sandbox: async () => sandboxFromEnv(env) ?? { source: 'unknown', layers: [] },
+    sandbox: async () => configuredSandbox(config) ?? { source: 'unknown', layers: [] },
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@
  * The JUBE_R_* variables the stack sets on each function: the timeout chain and the limits that
  * layers/config/service-config.ts reads, so code and infrastructure cannot disagree. Pure.
  */
+import { EXECUTE_HANDLER_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
 import type { DeploymentConfig } from './config.ts';
 import type { TimeoutChain } from './timeout-chain.ts';
 
@@ -27,7 +28,8 @@ export function sandboxLayers(config: DeploymentConfig): string[] {
     'shape-check',
     'static-walk',
     'r-revalidation',
-    'process-rlimits',
+    ...EXECUTE_HANDLER_LAYERS,
+    RLIMITS_LAYER,
     'r-time-limit',
     'lambda-microvm',
     ...(config.execute.tenancy === 'per-tenant' ? ['lambda-per-tenant-isolation'] : []),

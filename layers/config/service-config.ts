@@ -31,6 +31,8 @@ const ENV_SCHEMA = {
   JUBE_R_RLIMIT_NPROC: int(1, 65_536).default(64),
   /** Name (or ARN) of the execute function the validate function invokes. */
   JUBE_R_EXECUTE_FUNCTION_NAME: z.string().min(1).default('jube-r-execute'),
+  /** PER_TENANT (set by the stack when the execute function uses Lambda tenant isolation): invoke with a TenantId. */
+  JUBE_R_EXECUTE_TENANCY: z.enum(['SHARED', 'PER_TENANT']).default('SHARED'),
   /** Lambda endpoint override: the local emulation or `sam local start-lambda`; unset means AWS. */
   JUBE_R_LAMBDA_ENDPOINT: z.url().optional(),
   /** Lambda client request timeout; must exceed the execute function's own timeout. */
@@ -41,6 +43,8 @@ const ENV_SCHEMA = {
   JUBE_R_PRESIGN_TTL_SECONDS: int(10, 3600).default(120),
   JUBE_R_MAX_DATAFRAME_BYTES: int(1024, 2 * 1024 * 1024 * 1024).default(50 * 1024 * 1024),
   JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES: int(1024, 8 * 1024 * 1024 * 1024).default(200 * 1024 * 1024),
+  /** The sandbox layers the deployment provides (comma-separated), for GET /health; unset: not declared. */
+  JUBE_R_SANDBOX_LAYERS: z.string().optional(),
 } as const;
 
 const ServiceConfigEnvSchema = z.object(ENV_SCHEMA);
@@ -66,9 +70,13 @@ export interface ServiceConfig {
     readonly processes: number;
   };
   readonly executeFunctionName: string;
+  /** Each invocation carries the caller's tenant as its TenantId (JUBE_R_EXECUTE_TENANCY=PER_TENANT). */
+  readonly executePerTenant: boolean;
   readonly lambdaEndpoint: string | undefined;
-  /** Defaults to (max script time + grace + 10 s of overhead), so it outlives the execute function. */
+  /** Defaults to the local execute timeout (localExecuteTimeoutMs) + 5 s, so it outlives the execute function. */
   readonly lambdaClientTimeoutMs: number;
+  /** JUBE_R_SANDBOX_LAYERS as a list; undefined when the deployment declares none. */
+  readonly sandboxLayers: readonly string[] | undefined;
   readonly data: {
     readonly dir: string;
     readonly bucket: string | undefined;
@@ -77,6 +85,15 @@ export interface ServiceConfig {
     readonly maxTotalBytes: number;
   };
 }
+
+/**
+ * Where no stack derives the timeout chain (infra/lib/timeout-chain.ts), i.e. the local stack and
+ * the default Lambda client timeout: the execute function may live for the longest script, the kill
+ * grace and 5 s of overhead, and the client waits LOCAL_CLIENT_MARGIN_MS longer than that.
+ */
+export const localExecuteTimeoutMs = (maxScriptSeconds: number, killGraceSeconds: number): number =>
+  (maxScriptSeconds + killGraceSeconds + 5) * 1000;
+const LOCAL_CLIENT_MARGIN_MS = 5_000;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -118,9 +135,12 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       processes: e.JUBE_R_RLIMIT_NPROC,
     },
     executeFunctionName: e.JUBE_R_EXECUTE_FUNCTION_NAME,
+    executePerTenant: e.JUBE_R_EXECUTE_TENANCY === 'PER_TENANT',
     lambdaEndpoint: e.JUBE_R_LAMBDA_ENDPOINT,
     lambdaClientTimeoutMs:
-      e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ?? (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX + e.JUBE_R_KILL_GRACE_SECONDS + 10) * 1000,
+      e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ??
+      localExecuteTimeoutMs(e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX, e.JUBE_R_KILL_GRACE_SECONDS) + LOCAL_CLIENT_MARGIN_MS,
+    sandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
     data: {
       dir: e.JUBE_R_DATA_DIR,
       bucket: e.JUBE_R_DATA_BUCKET,
@@ -129,6 +149,11 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       maxTotalBytes: e.JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES,
     },
   };
+}
+
+function listOrUndefined(raw: string | undefined): string[] | undefined {
+  const items = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length > 0 ? items : undefined;
 }
 
 /** Clamps a caller's timeoutSeconds into [1, max]; never rejects (DESIGN.md section 2). */

@@ -18,6 +18,8 @@ local({
   write_text <- base::writeLines
   enable_jit <- get("enableJIT", envir = asNamespace("compiler"))
   subset2 <- base::.subset2
+  # The runner owns the time limit; harden_runtime() replaces base's setTimeLimit with a stub.
+  set_time_limit <- base::setTimeLimit
   cap_string <- function(x, max_bytes) {
     if (!is.character(x) || length(x) != 1L || is.na(x)) return("")
     if (nchar(x, type = "bytes") <= max_bytes) return(x)
@@ -93,7 +95,7 @@ local({
       }
       return(list(exprs = NULL, errors = errors))
     }
-    pd <- getParseData(exprs, includeText = TRUE)
+    pd <- utils::getParseData(exprs, includeText = TRUE)
     if (is.null(pd)) pd <- data.frame(token = character(), text = character(), terminal = logical())
     tokens <- pd[pd$terminal, , drop = FALSE]
     tokens <- tokens[order(tokens$line1, tokens$col1), , drop = FALSE]
@@ -127,6 +129,8 @@ local({
         if (previous_token[[i]] %in% c("'$'", "'@'")) next
         if (name %in% forbidden) {
           add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", name), line, col, name)
+        } else if (startsWith(name, ".__")) {
+          add("FORBIDDEN_SYMBOL", sprintf("'%s' is package metadata (S4 method tables and class definitions hold environments) and not allowed in jube-r scripts", name), line, col, name)
         }
       } else if (tok %in% c("LEFT_ASSIGN", "RIGHT_ASSIGN", "NS_GET_INT", "NS_GET") && text %in% blocked_operators) {
         add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed", text), line, col, text)
@@ -137,7 +141,9 @@ local({
         }
       } else if (tok == "STR_CONST") {
         value <- string_value(text)
-        if (next_token[[i]] == "'('") {
+        if (previous_token[[i]] %in% c("NS_GET", "NS_GET_INT") && (value %in% forbidden || startsWith(value, ".__"))) {
+          add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", value), line, col, value)
+        } else if (next_token[[i]] == "'('") {
           add("FORBIDDEN_STRING_FUNCTION", "a string may not be called as a function", line, col, value)
         } else if (value %in% forbidden && string_passed_as_function(pd, tokens, i)) {
           add("FORBIDDEN_STRING_FUNCTION", sprintf("'%s' may not be passed as a function name", value), line, col, value)
@@ -271,7 +277,10 @@ local({
       if (name %in% forbidden) forbidden_stub(name)()
       safe <- command_safe[[name]]
       if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)
-      get_exported(pkg, name)
+      value <- get_exported(pkg, name)
+      # Exported S4 method tables (`.__T__show:methods`) are environments inside the package.
+      if (is.environment(value)) refuse(sprintf("'%s::%s' is an environment, which is not available in jube-r", pkg, name))
+      value
     }
     assign("::", checked_ns_get, envir = mask)
     # Package functions that run a shell command when handed the wrong string: replaced by
@@ -305,6 +314,161 @@ local({
     real_fread(file = file, text = text, ...)
   }
   command_safe <- list(fread = list(pkg = "data.table", fun = safe_fread))
+
+  # ---- environments stay out of reach (red-team findings, docs/sandbox-rules.md) ---------------
+  #
+  # The mask only works while every environment the script holds chains through it: given a
+  # package's environment, with(env, sapply(x, "<forbidden>")) finds the real function. So the
+  # script's own calls to functions that hand out environments get versions that do not.
+
+  refuse <- function(message) {
+    stop(structure(class = c("jube_forbidden_error", "error", "condition"), list(message = message, call = NULL)))
+  }
+  # A copy of `fun` (same environment, so parent.frame() and topenv() behave as in the original)
+  # whose body first calls `guard` on the argument named `arg`.
+  guarded_copy <- function(fun, guard, arg) {
+    copy <- fun
+    body(copy) <- call("{", as.call(list(guard, as.name(arg))), body(fun))
+    copy
+  }
+  real_attr <- base::attr
+  real_attributes <- base::attributes
+  safe_attr <- function(x, which, exact = FALSE) {
+    value <- real_attr(x, which, exact = exact)
+    if (is.environment(value)) refuse(sprintf("attribute '%s' holds an environment, which is not available in jube-r", which))
+    value
+  }
+  safe_attributes <- function(x) {
+    value <- real_attributes(x)
+    if (is.null(value)) return(value)
+    value[!vapply(value, is.environment, NA)]
+  }
+  real_at <- base::`@`
+  # x@name takes its name unquoted, so the wrapper rebuilds the call around the real primitive.
+  safe_at <- function(object, name) {
+    value <- eval(as.call(list(real_at, quote(object), substitute(name))))
+    if (is.environment(value)) refuse("this slot holds an environment, which is not available in jube-r")
+    value
+  }
+  real_slot <- methods::slot
+  safe_slot <- function(object, name) {
+    value <- real_slot(object, name)
+    if (is.environment(value)) refuse(sprintf("slot '%s' holds an environment, which is not available in jube-r", name))
+    value
+  }
+  real_load_namespace <- base::loadNamespace
+  real_attach_namespace <- base::attachNamespace
+  # Loading stays possible (the static rules check the name); the namespace itself is not returned.
+  safe_load_namespace <- function(package, ...) {
+    real_load_namespace(package, ...)
+    invisible(NULL)
+  }
+  safe_attach_namespace <- function(ns, ...) {
+    real_attach_namespace(ns, ...)
+    invisible(NULL)
+  }
+  # utils::data(lib.loc =) runs the R files and loads the .rda files of any directory.
+  safe_data <- guarded_copy(utils::data, function(lib.loc) {
+    if (!is.null(lib.loc)) refuse("data(lib.loc = ...) is not available in jube-r; data() reads the installed packages only")
+  }, "lib.loc")
+  # methods::new("environment") (or any class extending it) is a fresh environment whose parent is
+  # globalenv(), outside the mask.
+  safe_new <- guarded_copy(methods::new, function(Class) {
+    def <- tryCatch(methods::getClass(Class), error = function(e) NULL)
+    if (!is.null(def) && methods::extends(def, "environment")) {
+      refuse("new() of an environment class is not available in jube-r")
+    }
+  }, "Class")
+  command_safe <- c(command_safe, list(
+    attr = list(pkg = "base", fun = safe_attr),
+    attributes = list(pkg = "base", fun = safe_attributes),
+    `@` = list(pkg = "base", fun = safe_at),
+    slot = list(pkg = "methods", fun = safe_slot),
+    loadNamespace = list(pkg = "base", fun = safe_load_namespace),
+    attachNamespace = list(pkg = "base", fun = safe_attach_namespace),
+    data = list(pkg = "utils", fun = safe_data),
+    new = list(pkg = "methods", fun = safe_new)
+  ))
+
+  # ---- hardening below the mask (defense in depth when an environment leaks anyway) ------------
+  #
+  # R looks a function named by a string up in the caller's frame: match.fun() in lapply() called
+  # from ave() (stats) or outer() called from kronecker() (base) resolves the script's string in a
+  # package namespace, not in the mask. And formula("(...)") or lm("y ~ ...") parse a string and
+  # evaluate it in a package frame. So, just before the script runs, the runner rebinds (in the
+  # namespaces and attached package environments where they live):
+  # - match.fun: refuses a forbidden name given as a string or symbol;
+  # - stats' formula.character (the method every string-to-formula conversion goes through):
+  #   refuses formula text naming a forbidden symbol or using a blocked operator;
+  # - grDevices' pdf: refuses a file name starting with "|", which R's PDF device opens as a pipe
+  #   to a shell command (ggsave(device = "pdf"), dev.print() and dev.copy2pdf() all come here);
+  #   (sys.source stays: loadNamespace() runs every package's loader through it)
+  # - the functions that start processes, open sockets, change the time limit or run code from a
+  #   file: stubs. R's own code never needs them during an analysis.
+  # What stays reachable from a leaked environment is .Internal() on a constructed call
+  # (docs/sandbox-rules.md, residual risks); the OS layers bound that.
+  deep_stubbed <- unique(c(
+    rules$forbiddenSymbols$process$symbols, rules$forbiddenSymbols$network$symbols,
+    "setTimeLimit", "setSessionTimeLimit", "source", "Sweave", "Stangle", "evalSource", "insertSource"
+  ))
+  hardened_packages <- c("base", "utils", "stats", "methods", "grDevices", "graphics", "tools")
+  rebind <- function(env, name, value) {
+    locked <- bindingIsLocked(name, env)
+    if (locked) unlockBinding(name, env)
+    assign(name, value, envir = env)
+    if (locked) lockBinding(name, env)
+  }
+  # Every environment holding the package's bindings: the namespace and, if attached, package:<name>.
+  package_envs <- function(pkg) {
+    if (!(pkg %in% loadedNamespaces())) return(list())
+    envs <- list(if (pkg == "base") .BaseNamespaceEnv else asNamespace(pkg))
+    attached <- paste0("package:", pkg)
+    if (attached %in% search()) envs[[2L]] <- as.environment(attached)
+    envs
+  }
+  # NULL, or the function match.fun() must return instead of looking the name up.
+  check_name <- function(FUN) {
+    if ((is.character(FUN) && length(FUN) == 1L && !is.na(FUN)) || is.symbol(FUN)) {
+      name <- as.character(FUN)
+      if (name %in% forbidden) forbidden_stub(name)()
+      if (name %in% names(command_safe)) return(command_safe[[name]]$fun)
+    }
+    NULL
+  }
+  check_formula_text <- function(x) {
+    if (!is.character(x)) return(invisible())
+    code <- tryCatch(str2expression(x), error = function(e) NULL)
+    names <- unique(unlist(lapply(code, all.names)))
+    bad <- names[names %in% c(forbidden, blocked_operators)]
+    if (length(bad) > 0L) {
+      refuse(sprintf("'%s' is not available in jube-r, not even inside a formula given as a string", bad[[1L]]))
+    }
+  }
+  check_device_file <- function(file) {
+    if (is.character(file) && any(grepl("^[[:space:]]*[|]", file))) {
+      refuse("a graphics file name starting with '|' pipes the output to a shell command, which is not available in jube-r")
+    }
+  }
+  harden_runtime <- function() {
+    for (pkg in hardened_packages) {
+      for (env in package_envs(pkg)) {
+        for (name in deep_stubbed) {
+          if (exists(name, envir = env, inherits = FALSE)) rebind(env, name, forbidden_stub(name))
+        }
+      }
+    }
+    match_fun <- base::match.fun
+    body(match_fun) <- call("{", call("<-", quote(.jube_safe), as.call(list(check_name, quote(FUN)))),
+      quote(if (!is.null(.jube_safe)) return(.jube_safe)), body(base::match.fun))
+    for (env in package_envs("base")) rebind(env, "match.fun", match_fun)
+    pdf <- guarded_copy(get("pdf", envir = asNamespace("grDevices")), check_device_file, "file")
+    for (env in package_envs("grDevices")) rebind(env, "pdf", pdf)
+    stats_ns <- asNamespace("stats")
+    formula_character <- guarded_copy(get("formula.character", envir = stats_ns), check_formula_text, "x")
+    rebind(stats_ns, "formula.character", formula_character)
+    s3_table <- get(".__S3MethodsTable__.", envir = stats_ns)
+    rebind(s3_table, "formula.character", formula_character)
+  }
 
   # ---- inputs -----------------------------------------------------------------------------------
 
@@ -369,17 +533,19 @@ local({
       invokeRestart("muffleWarning")
     }
     outcome <- list(status = "ok", error = NULL, timedOut = FALSE)
+    started <- proc.time()
     # Messages join stdout, so console text and messages keep their order.
     sink(stdout(), type = "message")
     on.exit(sink(type = "message"), add = TRUE)
-    on.exit(setTimeLimit(), add = TRUE)
+    on.exit(set_time_limit(), add = TRUE)
     tryCatch(
       withCallingHandlers(
         {
           # The handler starts R with the JIT off so the runner's own functions are not compiled
           # (about 100 ms); the script gets R's default level back.
+          harden_runtime()
           enable_jit(3L)
-          setTimeLimit(cpu = timeout, elapsed = timeout, transient = FALSE)
+          set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
           bind_inputs(script_env)
           for (expr in checked$exprs) {
             shown <- withVisible(eval(expr, script_env))
@@ -389,21 +555,24 @@ local({
               eval(quote(print(.jube_value)), print_env)
             }
           }
-          setTimeLimit()
+          set_time_limit()
         },
         warning = on_warning
       ),
       error = function(e) {
-        setTimeLimit()
+        set_time_limit()
         msg <- subset2(e, "message")
-        if (is.character(msg) && length(msg) == 1L && grepl("^reached (elapsed|CPU) time limit", msg)) {
+        # A script can stop("reached elapsed time limit") itself; only a limit that was reached counts.
+        used <- proc.time() - started
+        reached <- max(used[["elapsed"]], used[["user.self"]] + used[["sys.self"]]) >= timeout * 0.9
+        if (reached && is.character(msg) && length(msg) == 1L && grepl("^reached (elapsed|CPU) time limit", msg)) {
           outcome <<- list(status = "error", error = sprintf("script exceeded its %d s limit (R time limit)", as.integer(timeout)), timedOut = TRUE)
         } else {
           outcome <<- list(status = "error", error = format_error(e), timedOut = FALSE)
         }
       }
     )
-    setTimeLimit()
+    set_time_limit()
     flush(stdout())
     write_envelope(c(outcome, list(warnings = as.list(warnings), warningsDropped = warnings_dropped)))
   }

@@ -10,6 +10,9 @@ local({
   if (length(file_arg) != 1L) stop("jube-r runner: run me with Rscript runner.R")
   here <- dirname(normalizePath(sub("^--file=", "", file_arg)))
   main <- parse(file.path(here, "runner-main.R"), keep.source = FALSE, encoding = "UTF-8")
-  for (expr in main) eval(expr, globalenv())
+  # Evaluated in an environment whose parent is package:base, so every name the runner itself looks
+  # up (c, paste0, file.rename, ...) resolves in base before globalenv() and the search path,
+  # where a script's attach(), library() or setClass() could put a look-alike.
+  for (expr in main) eval(expr, new.env(parent = baseenv()))
 })
 invisible(NULL)

@@ -3,9 +3,10 @@
  * `npm start` does, read the address it prints, and look for the R processes it started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { processTable } from '../../functions/execute/process-group.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 
@@ -70,13 +71,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Runn
 /** Command lines of live processes whose command line mentions `marker`. */
 export async function processesMentioning(marker: string): Promise<{ pid: number; cmdline: string[] }[]> {
   const found: { pid: number; cmdline: string[] }[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const { pid } of await processTable()) {
     try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      if (/\) [ZX] /.test(stat)) continue;
-      const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8')).split('\0').filter(Boolean);
-      if (cmdline.some((arg) => arg.includes(marker))) found.push({ pid: Number(entry), cmdline });
+      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter(Boolean);
+      if (cmdline.some((arg) => arg.includes(marker))) found.push({ pid, cmdline });
     } catch {
       // gone meanwhile
     }

@@ -8,10 +8,10 @@ import { z } from 'zod';
 export const MAX_POINTER_LENGTH = 128;
 export const MAX_TENANT_LENGTH = 63;
 
-/** One path segment: starts alphanumeric, then letters, digits, `.`, `_`, `-`; no `..` anywhere. */
-const POINTER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-/** DNS-label-like, lower case: usable as a directory, an S3 prefix and a Lambda TenantId alike. */
-const TENANT_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** One path segment: starts alphanumeric, then letters, digits, `.`, `_`, `-`; no `..` anywhere. Length: MAX_POINTER_LENGTH. */
+const POINTER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** DNS-label-like, lower case: usable as a directory, an S3 prefix and a Lambda TenantId alike. Length: MAX_TENANT_LENGTH. */
+const TENANT_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
 
 export const PointerSchema = z
   .string()

@@ -53,7 +53,7 @@ export function ingress(options: { readonly maxBodyBytes: number }): MiddlewareO
       throw new InvalidJsonError('the request body is empty; send a JSON object');
     }
     try {
-      await parser.before?.(request as never);
+      await parser.before?.(request);
     } catch (error) {
       const detail = (error as { cause?: { message?: unknown } }).cause?.message;
       throw new InvalidJsonError(`the request body is not valid JSON${typeof detail === 'string' ? ` (${detail})` : ''}`, { cause: error });

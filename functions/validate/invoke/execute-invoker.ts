@@ -16,11 +16,6 @@ export interface ExecuteInvoker {
 /** Seconds a throttled caller is told to wait when Lambda does not say. */
 export const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
-/** `JUBE_R_EXECUTE_TENANCY=PER_TENANT` (set by the stack when the function uses tenant isolation). */
-export function perTenant(env: NodeJS.ProcessEnv): boolean {
-  return env['JUBE_R_EXECUTE_TENANCY'] === 'PER_TENANT';
-}
-
 const hasAwsCredentials = (env: NodeJS.ProcessEnv): boolean =>
   Boolean(env['AWS_ACCESS_KEY_ID'] || env['AWS_PROFILE'] || env['AWS_CONTAINER_CREDENTIALS_FULL_URI'] || env['AWS_CONTAINER_CREDENTIALS_RELATIVE_URI'] || env['AWS_WEB_IDENTITY_TOKEN_FILE']);
 
@@ -39,17 +34,12 @@ export function createLambdaClient(config: ServiceConfig, env: NodeJS.ProcessEnv
   });
 }
 
-export function invokeParams(
-  config: ServiceConfig,
-  env: NodeJS.ProcessEnv,
-  event: ExecuteEventInput,
-  tenant: string,
-): InvokeCommandInput {
+export function invokeParams(config: ServiceConfig, event: ExecuteEventInput, tenant: string): InvokeCommandInput {
   return {
     FunctionName: config.executeFunctionName,
     InvocationType: 'RequestResponse',
     Payload: Buffer.from(JSON.stringify(event)),
-    ...(perTenant(env) ? { TenantId: tenant } : {}),
+    ...(config.executePerTenant ? { TenantId: tenant } : {}),
   };
 }
 
@@ -74,7 +64,7 @@ export function createExecuteInvoker(
     async invoke(event, tenant) {
       let output;
       try {
-        output = await client.send(new InvokeCommand(invokeParams(config, env, event, tenant)));
+        output = await client.send(new InvokeCommand(invokeParams(config, event, tenant)));
       } catch (error) {
         if (isThrottle(error)) throw new ThrottledError(retryAfter(error), { cause: error });
         throw new InvokeError(`invoking ${config.executeFunctionName} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });

@@ -31,11 +31,9 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
   };
 }
 
-/** `JUBE_R_SANDBOX_LAYERS` (comma-separated), set by the deployment that knows its layers. */
-export function sandboxFromEnv(env: NodeJS.ProcessEnv): SandboxStatus | undefined {
-  const raw = env['JUBE_R_SANDBOX_LAYERS'];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  return { source: 'config', layers: raw.split(',').map((s) => s.trim()).filter(Boolean) };
+/** The layers the deployment declares (JUBE_R_SANDBOX_LAYERS), if it declares any. */
+export function configuredSandbox(config: ServiceConfig): SandboxStatus | undefined {
+  return config.sandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.sandboxLayers] };
 }
 
 export async function health(deps: ApiDeps): Promise<HealthResponse> {

@@ -10,19 +10,15 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ESM_REQUIRE_BANNER, TREE_SITTER_WASM_FILES } from '../esm-bundle.ts';
 import { functionIdentity } from './function-identity.ts';
 
 /** Repository-relative files copied beside the bundle (the loaders' default locations). */
 export const VALIDATE_BUNDLE_FILES = [
   'layers/rules/sandbox-rules.json',
   'layers/packages/manifest.json',
-  'node_modules/web-tree-sitter/web-tree-sitter.wasm',
-  'node_modules/@davisvaughan/tree-sitter-r/tree-sitter-r.wasm',
+  ...TREE_SITTER_WASM_FILES,
 ] as const;
-
-/** ESM output still meets CommonJS dependencies that call require(); give them one. */
-const CREATE_REQUIRE_BANNER =
-  "import { createRequire as __jubeCreateRequire } from 'node:module'; const require = __jubeCreateRequire(import.meta.url);";
 
 export interface ValidateFunctionProps {
   readonly repositoryRoot: string;
@@ -65,7 +61,7 @@ export class ValidateFunction extends Construct {
         format: nodejs.OutputFormat.ESM,
         target: 'node20',
         mainFields: ['module', 'main'],
-        banner: CREATE_REQUIRE_BANNER,
+        banner: ESM_REQUIRE_BANNER,
         minify: true,
         sourceMap: false,
         // The installed esbuild bundles on this machine; synthesis never needs Docker.

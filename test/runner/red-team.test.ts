@@ -1,0 +1,120 @@
+/**
+ * Regressions from the red-team pass, at run time (docs/sandbox-rules.md, "Found by
+ * red-teaming"). Every script here passes the static walk, or is run with a permissive TypeScript
+ * validator so that the R runner alone decides; before the fixes each one ran a shell command,
+ * handed the script an environment outside the mask, or misreported its own run.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadValidator } from '../../functions/validate/core/validator.ts';
+import { acceptEverything, harness } from './helpers.ts';
+
+const validator = await loadValidator();
+const h = harness({ validator });
+const permissive = harness({ validator: acceptEverything });
+// Where a successful attack would leave its mark: outside any workdir, so a leftover is visible.
+const marks = mkdtempSync(join(tmpdir(), 'jube-red-team-'));
+afterAll(() => rmSync(marks, { recursive: true, force: true }));
+
+const shell = (id: string): string => `echo pwned > ${join(marks, id)}`;
+
+describe('red team: strings resolved in package frames reach no real function', () => {
+  it.each([
+    { id: 'ave', script: (c: string) => `ave("${c}", 1, FUN = paste0("sys", "tem"))`, symbol: 'system' },
+    { id: 'kronecker', script: (c: string) => `kronecker("sh", "-c '${c}'", FUN = paste0("sys", "tem2"))`, symbol: 'system2' },
+    { id: 'formula-paren', script: (c: string) => `formula(paste0("(sys", "tem('${c}'))"))`, symbol: 'system' },
+    { id: 'lm-string', script: (c: string) => `lm(paste0("y ~ sys", "tem('${c}')"), data = data.frame(y = 1:3))`, symbol: 'system' },
+  ])('$id: the script errors and no command runs', async ({ id, script, symbol }) => {
+    // Prepare
+    const source = script(shell(id));
+    expect(validator(source).valid).toBe(true);
+    // Act
+    const response = await h.run(source);
+    // Assess
+    expect(response.status).toBe('error');
+    expect(response.error).toContain(`'${symbol}' is not available in jube-r`);
+    expect(existsSync(join(marks, id))).toBe(false);
+  });
+});
+
+describe('red team: graphics devices do not pipe to a shell', () => {
+  it.each([
+    { id: 'pdf', script: (c: string) => `pdf("|${c}; cat > /dev/null")\nplot(1)\ndev.off()` },
+    { id: 'ggsave', script: (c: string) => `library(ggplot2)\np <- ggplot(data.frame(x = 1), aes(x, x)) + geom_point()\nggsave("|${c}; cat > /dev/null", p, device = "pdf")` },
+  ])('$id with a "|command" file name is refused', async ({ id, script }) => {
+    const source = script(shell(id));
+    expect(validator(source).valid).toBe(true);
+    const response = await h.run(source);
+    expect(response.status).toBe('error');
+    expect(response.error).toContain("a graphics file name starting with '|'");
+    expect(existsSync(join(marks, id))).toBe(false);
+  });
+
+  it('still writes a PDF file', async () => {
+    const response = await h.run('pdf("plot.pdf")\nplot(1)\ninvisible(dev.off())\ncat(file.size("plot.pdf") > 0, "\\n")');
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: 'TRUE \n' });
+  });
+});
+
+describe('red team: environments outside the mask are not handed out', () => {
+  it.each([
+    { name: 'loadNamespace("base")', script: 'ns <- loadNamespace("base")\ncat(is.null(ns), "\\n")', output: 'TRUE \n' },
+    { name: 'attributes() of a terms object', script: 'tt <- terms(y ~ x)\ncat(".Environment" %in% names(attributes(tt)), "\\n")', output: 'FALSE \n' },
+  ])('$name returns no environment', async ({ script, output }) => {
+    const response = await h.run(script);
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: output });
+  });
+
+  it.each([
+    { name: "attr(, '.Environment') of a terms object", script: 'd <- data.frame(y = 1:3, x = 1:3)\ne <- attr(attr(model.frame("y ~ x", d), "terms"), ".Environment")', error: "attribute '.Environment' holds an environment" },
+    { name: 'base::attr through ::', script: 'e <- base::attr(terms(y ~ x), ".Environment")', error: "attribute '.Environment' holds an environment" },
+    // getClass("environment")@prototype was one (getClass is forbidden now); any environment slot is refused.
+    { name: 'an environment slot through @', script: 'setClass("H", representation(e = "environment"))\nh <- new("H", e = new.env())\nh@e', error: 'this slot holds an environment' },
+    { name: 'an environment slot through methods::slot', script: 'setClass("H", representation(e = "environment"))\nh <- new("H", e = new.env())\nmethods::slot(h, "e")', error: "slot 'e' holds an environment" },
+    { name: 'new("environment")', script: 'e <- methods::new("environment")', error: 'new() of an environment class is not available' },
+    { name: 'data(lib.loc =) running R files of any directory', script: 'data("pw", package = "evil", lib.loc = "lib")', error: 'data(lib.loc = ...) is not available' },
+  ])('$name is refused', async ({ script, error }) => {
+    expect(validator(script).valid).toBe(true);
+    const response = await h.run(script);
+    expect(response.status).toBe('error');
+    expect(response.error).toContain(error);
+  });
+
+  it.each([
+    { script: 'e <- lubridate::`.__T__show:methods`', symbol: '.__T__show:methods' },
+    { script: 'e <- `.__T__show:methods`', symbol: '.__T__show:methods' },
+    { script: 'e <- lubridate::".__T__show:methods"', symbol: '.__T__show:methods' },
+    { script: 'attach(list(c = function(...) NULL))', symbol: 'attach' },
+  ])('the runner rejects $script (package metadata and attach)', async ({ script, symbol }) => {
+    const response = await permissive.run(script);
+    expect(response.status).toBe('rejected');
+    expect(response.validation?.errors.map((e) => `${e.code}:${e.symbol ?? ''}`)).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
+  });
+});
+
+describe('red team: the runner keeps its own state', () => {
+  it('does not report a time-out the script raised itself', async () => {
+    const response = await h.run('stop("reached elapsed time limit")');
+    expect(response).toMatchObject({ status: 'error', timedOut: false, error: 'Error: reached elapsed time limit' });
+  });
+
+  it('keeps the time limit when a leaked lookup tries to lift it', async () => {
+    // ave() resolves FUN in stats' frame; setTimeLimit is stubbed there too.
+    const response = await h.run('ave(Inf, 1, FUN = paste0("setTime", "Limit"))');
+    expect(response.status).toBe('error');
+    expect(response.error).toContain("'setTimeLimit' is not available in jube-r");
+  });
+
+  it('still runs ordinary analysis code through the hardened functions', async () => {
+    const script = [
+      'setClass("P", representation(x = "numeric")); p <- new("P", x = 3)',
+      'fit <- lm("mpg ~ wt", data = mtcars)',
+      'data(iris)',
+      'cat(p@x, methods::slot(p, "x"), attr(structure(1, u = "kg"), "u"), ave(c(1, 3), c(1, 1), FUN = "mean"), round(coef(fit)[[2]], 2), nrow(iris), sapply(list(1:3), "sum"), "\\n")',
+    ].join('\n');
+    const response = await h.run(script);
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '3 3 kg 2 2 -5.34 150 6 \n' });
+  });
+});
