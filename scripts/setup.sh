@@ -9,9 +9,10 @@ say() { printf 'setup: %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # R and the packages packages.R declares; prlimit (util-linux) and bubblewrap for the sandbox;
-# lintr and callr only as the benchmark's points of comparison (never in the image).
+# lintr and callr only as the benchmark's points of comparison (never in the image); curl for
+# the README's examples, which test/integration/readme.test.ts runs.
 mapfile -t r_packages < <(node scripts/packages-list.mjs --debian)
-wanted=(r-base-core util-linux bubblewrap procps r-cran-lintr r-cran-callr "${r_packages[@]}")
+wanted=(r-base-core util-linux bubblewrap procps curl r-cran-lintr r-cran-callr "${r_packages[@]}")
 if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then
   wanted+=(podman buildah runc debootstrap uidmap fuse-overlayfs slirp4netns)
 fi

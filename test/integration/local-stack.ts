@@ -21,10 +21,14 @@ export interface RunningStack {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startStack(env: Record<string, string> = {}): Promise<RunningStack> {
+/** `jube-r serve` by default; the README test starts the stack with the literal `npm start`. */
+const SERVE: readonly string[] = [process.execPath, path.join(REPO, 'scripts/jube-r.mjs'), 'serve'];
+
+export async function startStack(env: Record<string, string> = {}, command: readonly string[] = SERVE): Promise<RunningStack> {
   const tmpRoot = await mkdtemp(path.join(tmpdir(), 'jube-r-it-'));
   const started = Date.now();
-  const child = spawn(process.execPath, [path.join(REPO, 'scripts/jube-r.mjs'), 'serve'], {
+  const [file, ...args] = command;
+  const child = spawn(file!, args, {
     cwd: REPO,
     env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: '0', JUBE_R_TMP_ROOT: tmpRoot, POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
