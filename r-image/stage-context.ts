@@ -13,8 +13,8 @@
  *     runner/                      the R runner (JUBE_R_RUNNER_SCRIPT)
  */
 import { buildSync } from 'esbuild';
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESM_REQUIRE_BANNER, TREE_SITTER_WASM_FILES } from '../infra/lib/esm-bundle.ts';
 
@@ -32,8 +32,19 @@ const COPIES: ReadonlyArray<readonly [string, string]> = [
 
 /** Returns the asset directory (r-image/) after staging. */
 export function stageImageContext(): string {
-  const staged = join(imageDir, 'staged');
-  rmSync(staged, { recursive: true, force: true });
+  // Built aside, then synced: a build reading staged/ while `cdk synth` or another build stages
+  // again (the test tiers run in parallel) only ever sees complete files of identical content.
+  const fresh = mkdtempSync(join(imageDir, '.staging-'));
+  try {
+    stageInto(fresh);
+    syncTree(fresh, join(imageDir, 'staged'));
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
+  return imageDir;
+}
+
+function stageInto(staged: string): void {
   mkdirSync(join(staged, 'app'), { recursive: true });
 
   for (const [from, to] of COPIES) {
@@ -56,7 +67,31 @@ export function stageImageContext(): string {
   });
 
   normalizeModes(staged);
-  return imageDir;
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((entry) => join(dir, entry))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => relative(dir, path));
+}
+
+/** Makes `to` hold exactly `from`'s files, rewriting (atomically, by rename) only those that differ. */
+function syncTree(from: string, to: string): void {
+  const wanted = new Set(filesUnder(from));
+  for (const file of filesUnder(to)) if (!wanted.has(file)) rmSync(join(to, file), { force: true });
+  for (const file of wanted) {
+    const content = readFileSync(join(from, file));
+    const target = join(to, file);
+    if (existsSync(target) && readFileSync(target).equals(content)) continue;
+    mkdirSync(dirname(target), { recursive: true, mode: 0o755 });
+    const temporary = `${target}.${process.pid}.tmp`;
+    writeFileSync(temporary, content, { mode: 0o644 });
+    chmodSync(temporary, 0o644);
+    renameSync(temporary, target);
+  }
+  normalizeModes(to);
 }
 
 /**

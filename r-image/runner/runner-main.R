@@ -397,7 +397,8 @@ local({
   # package namespace, not in the mask. And formula("(...)") or lm("y ~ ...") parse a string and
   # evaluate it in a package frame. So, just before the script runs, the runner rebinds (in the
   # namespaces and attached package environments where they live):
-  # - match.fun: refuses a forbidden name given as a string or symbol;
+  # - match.fun (and rlang's as_function, as rlang loads): refuses a forbidden name given as a
+  #   string or symbol;
   # - stats' formula.character (the method every string-to-formula conversion goes through):
   #   refuses formula text naming a forbidden symbol or using a blocked operator;
   # - grDevices' pdf: refuses a file name starting with "|", which R's PDF device opens as a pipe
@@ -435,6 +436,18 @@ local({
     }
     NULL
   }
+  # A copy of a function that resolves a name (`arg`) to a function, refusing forbidden names
+  # and answering the runner's safe version for the names it replaces.
+  guarded_lookup <- function(fun, arg) {
+    copy <- fun
+    body(copy) <- call("{", call("<-", quote(.jube_safe), as.call(list(check_name, as.name(arg)))),
+      quote(if (!is.null(.jube_safe)) return(.jube_safe)), body(fun))
+    copy
+  }
+  patch_rlang <- function(...) {
+    ns <- asNamespace("rlang")
+    rebind(ns, "as_function", guarded_lookup(get("as_function", envir = ns), "x"))
+  }
   check_formula_text <- function(x) {
     if (!is.character(x)) return(invisible())
     code <- tryCatch(str2expression(x), error = function(e) NULL)
@@ -457,10 +470,12 @@ local({
         }
       }
     }
-    match_fun <- base::match.fun
-    body(match_fun) <- call("{", call("<-", quote(.jube_safe), as.call(list(check_name, quote(FUN)))),
-      quote(if (!is.null(.jube_safe)) return(.jube_safe)), body(base::match.fun))
-    for (env in package_envs("base")) rebind(env, "match.fun", match_fun)
+    for (env in package_envs("base")) rebind(env, "match.fun", guarded_lookup(base::match.fun, "FUN"))
+    # rlang::as_function("name") looks the name up from globalenv(), past the mask (tidyr's
+    # values_transform = "dget" ran a file). rlang loads with dplyr, tidyr, purrr or ggplot2, after
+    # this point: patch it as it loads, before those packages copy it into their imports.
+    setHook(packageEvent("rlang", "onLoad"), patch_rlang)
+    if ("rlang" %in% loadedNamespaces()) patch_rlang()
     pdf <- guarded_copy(get("pdf", envir = asNamespace("grDevices")), check_device_file, "file")
     for (env in package_envs("grDevices")) rebind(env, "pdf", pdf)
     stats_ns <- asNamespace("stats")

@@ -39,6 +39,28 @@ describe('red team: strings resolved in package frames reach no real function', 
   });
 });
 
+describe('red team: rlang resolves no forbidden name from globalenv()', () => {
+  it('tidyr values_transform = "dget" does not run a file the script wrote', async () => {
+    // rlang::as_function("dget") looked dget up from globalenv(), past the mask; dget evaluated the
+    // file in base's frame, where .Internal(system()) is in reach.
+    const source = [
+      'library(tidyr)',
+      `writeLines(paste0(".Inter", "nal(sys", "tem('${shell('tidyr-dget')}', FALSE, 0L))"), "f.R")`,
+      'pivot_longer(data.frame(id = 1, v = "f.R"), v, values_transform = list(value = paste0("dg", "et")))',
+    ].join('\n');
+    expect(validator(source).valid).toBe(true);
+    const response = await h.run(source);
+    expect(response.status).toBe('error');
+    expect(response.error).toContain("'dget' is not available in jube-r");
+    expect(existsSync(join(marks, 'tidyr-dget'))).toBe(false);
+  });
+
+  it('still accepts function names that are allowed', async () => {
+    const response = await h.run('library(tidyr)\nr <- pivot_longer(data.frame(id = 1, v = 2), v, values_transform = list(value = "as.character"))\ncat(class(r$value), "\\n")');
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: 'character \n' });
+  });
+});
+
 describe('red team: graphics devices do not pipe to a shell', () => {
   it.each([
     { id: 'pdf', script: (c: string) => `pdf("|${c}; cat > /dev/null")\nplot(1)\ndev.off()` },
