@@ -403,6 +403,8 @@ local({
   #   refuses formula text naming a forbidden symbol or using a blocked operator;
   # - grDevices' pdf: refuses a file name starting with "|", which R's PDF device opens as a pipe
   #   to a shell command (ggsave(device = "pdf"), dev.print() and dev.copy2pdf() all come here);
+  # - base's dyn.load: loads shared objects from R's installed libraries only (e1071::tune(METHOD =
+  #   "dyn.load") reached it with a file the script wrote);
   #   (sys.source stays: loadNamespace() runs every package's loader through it)
   # - the functions that start processes, open sockets, change the time limit or run code from a
   #   file: stubs. R's own code never needs them during an analysis.
@@ -410,7 +412,7 @@ local({
   # (docs/sandbox-rules.md, residual risks); the OS layers bound that.
   deep_stubbed <- unique(c(
     rules$forbiddenSymbols$process$symbols, rules$forbiddenSymbols$network$symbols,
-    "setTimeLimit", "setSessionTimeLimit", "source", "Sweave", "Stangle", "evalSource", "insertSource"
+    "setTimeLimit", "setSessionTimeLimit", "source", "dget", "Sweave", "Stangle", "evalSource", "insertSource"
   ))
   hardened_packages <- c("base", "utils", "stats", "methods", "grDevices", "graphics", "tools")
   rebind <- function(env, name, value) {
@@ -462,6 +464,15 @@ local({
       refuse("a graphics file name starting with '|' pipes the output to a shell command, which is not available in jube-r")
     }
   }
+  # R's libraries as they were before the script could write anything: the only places a shared
+  # object may be loaded from (library.dynam() loads every package's DLL through dyn.load()).
+  library_roots <- unique(normalizePath(c(.libPaths(), R.home()), mustWork = FALSE))
+  check_dll_path <- function(x) {
+    path <- if (is.character(x) && length(x) == 1L && !is.na(x)) normalizePath(x, mustWork = FALSE) else ""
+    if (!any(startsWith(path, paste0(library_roots, "/")))) {
+      refuse("dyn.load() of a file outside R's installed libraries is not available in jube-r")
+    }
+  }
   harden_runtime <- function() {
     for (pkg in hardened_packages) {
       for (env in package_envs(pkg)) {
@@ -476,6 +487,7 @@ local({
     # this point: patch it as it loads, before those packages copy it into their imports.
     setHook(packageEvent("rlang", "onLoad"), patch_rlang)
     if ("rlang" %in% loadedNamespaces()) patch_rlang()
+    for (env in package_envs("base")) rebind(env, "dyn.load", guarded_copy(base::dyn.load, check_dll_path, "x"))
     pdf <- guarded_copy(get("pdf", envir = asNamespace("grDevices")), check_device_file, "file")
     for (env in package_envs("grDevices")) rebind(env, "pdf", pdf)
     stats_ns <- asNamespace("stats")

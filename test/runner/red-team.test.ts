@@ -61,6 +61,27 @@ describe('red team: rlang resolves no forbidden name from globalenv()', () => {
   });
 });
 
+describe('red team: no native code from the workdir', () => {
+  it('e1071::tune(METHOD = "dyn.load") cannot load a file the script wrote', async () => {
+    // tune() calls do.call(METHOD) from e1071's frame, past the mask; with a real shared object
+    // written by writeBin() its constructor ran a shell command. Any file shows the guard.
+    const source = [
+      'writeBin(as.raw(c(0x7f, 0x45, 0x4c, 0x46)), "evil.so")',
+      'e1071::tune(paste0("dyn.lo", "ad"), train.x = matrix(rep(normalizePath("evil.so"), 3)), train.y = 1:3,',
+      '  tunecontrol = e1071::tune.control(sampling = "fix", fix = 1 / 3))',
+    ].join('\n');
+    expect(validator(source).valid).toBe(true);
+    const response = await h.run(source);
+    expect(response.status).toBe('error');
+    expect(response.error).toContain("dyn.load() of a file outside R's installed libraries is not available");
+  });
+
+  it('still loads packages with compiled code', async () => {
+    const response = await h.run('library(data.table)\nlibrary(ranger)\ncat(nrow(data.table(a = 1:2)), "\\n")');
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '2 \n' });
+  });
+});
+
 describe('red team: graphics devices do not pipe to a shell', () => {
   it.each([
     { id: 'pdf', script: (c: string) => `pdf("|${c}; cat > /dev/null")\nplot(1)\ndev.off()` },

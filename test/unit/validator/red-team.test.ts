@@ -24,6 +24,7 @@ describe('red-team regressions: the static walk', () => {
       ['getClass, whose prototype slot is an environment', 'p <- purrr::pluck(methods::getClass("environment"), "prototype")', 'getClass'],
       ['getClassDef', 'd <- methods::getClassDef("environment")', 'getClassDef'],
       ['getRefClass, a generator environment', 'g <- methods::getRefClass("envRefClass")', 'getRefClass'],
+      ['a global calling handler that runs during the runner\'s own code', 'globalCallingHandlers(error = function(e) NULL)', 'globalCallingHandlers'],
       ['purrr::attr_getter reading .Environment from inside purrr', 'g <- purrr::attr_getter(".Environment")', 'attr_getter'],
     ])('rejects %s', async (_, script, symbol) => {
       expect(await errorsOf(script)).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
