@@ -4,15 +4,18 @@
  * never reaches the script. HOME and TMPDIR point inside the private workdir; no user or site
  * Renviron/Rprofile runs (Rscript --vanilla, and these point at an empty file).
  */
+import { RUN_MARKER_VARIABLE } from './process-group.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
 const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export function buildChildEnv(
   layout: WorkdirLayout,
-  options: { readonly path?: string | undefined; readonly rLibs?: string | undefined },
+  options: { readonly path?: string | undefined; readonly rLibs?: string | undefined; readonly runMarker: string },
 ): Record<string, string> {
   const env: Record<string, string> = {
+    // Not a secret: it only lets the handler find this run's processes after it ends.
+    [RUN_MARKER_VARIABLE]: options.runMarker,
     PATH: options.path && options.path.length > 0 ? options.path : FALLBACK_PATH,
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',

@@ -185,7 +185,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const deadlineMs = Math.min(backstopMs, budgetMs);
     const capture = new ConsoleCapture(config.caps.consoleOutputBytes, config.caps.resultBytes);
     const command = rscriptCommand(paths, config.rlimits, tools.sandbox, layout);
-    const env = buildChildEnv(layout, { path: process.env['PATH'], rLibs: paths.rLibs });
+    const env = buildChildEnv(layout, { path: process.env['PATH'], rLibs: paths.rLibs, runMarker: randomBytes(12).toString('hex') });
     const outcome = await runScript(command, layout, env, nonce, capture, deadlineMs);
     note({ pid: outcome.pid, group: outcome.group });
 

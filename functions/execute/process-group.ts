@@ -1,7 +1,8 @@
 /**
  * The Rscript runs as the leader of its own process group (spawned detached); everything it
  * forks inherits the group. After every run the handler kills the whole group and then checks,
- * by scanning /proc, that no member survived.
+ * by scanning /proc, that no member survived. A process that left the group (setsid) still
+ * carries the run's marker in its environment, and is swept by that.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -61,6 +62,8 @@ export interface GroupKillReport {
   readonly killed: readonly number[];
   /** Members still alive afterwards; anything here is a containment failure and is logged. */
   readonly survivors: readonly number[];
+  /** Processes of the run that had left the group (found by the run marker) and were killed. */
+  readonly escaped?: readonly number[];
 }
 
 /** SIGTERM the group, SIGKILL whatever is left after `termGraceMs`, then verify it is empty. */
@@ -81,4 +84,42 @@ export async function killProcessGroup(pgid: number, termGraceMs = 200): Promise
     survivors = await groupMembers(pgid);
   }
   return { pgid, killed: before, survivors };
+}
+
+/** The environment entry every process of one run inherits; see killMarkedProcesses. */
+export const RUN_MARKER_VARIABLE = 'JUBE_R_RUN';
+
+/** Live pids whose initial environment holds exactly `RUN_MARKER_VARIABLE=marker`. */
+export async function markedProcesses(marker: string): Promise<number[]> {
+  const needle = Buffer.from(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
+  const pids = await Promise.all(
+    (await processTable()).map(async ({ pid }) => {
+      // Unreadable (another user, gone, non-dumpable) means it is not one of ours.
+      const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
+      return environ && Buffer.concat([Buffer.from([0]), environ]).includes(needle) ? pid : undefined;
+    }),
+  );
+  return pids.filter((pid): pid is number => pid !== undefined).sort((a, b) => a - b);
+}
+
+/**
+ * SIGKILLs every process still carrying this run's marker: what left the process group (setsid,
+ * a double fork into a new session) and so escaped killProcessGroup. Returns what it killed and
+ * what it could not.
+ */
+export async function killMarkedProcesses(marker: string): Promise<{ killed: number[]; survivors: number[] }> {
+  const killed = await markedProcesses(marker);
+  for (const pid of killed) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // ESRCH: already gone
+    }
+  }
+  let survivors = killed.length > 0 ? await markedProcesses(marker) : [];
+  for (let i = 0; i < 50 && survivors.length > 0; i += 1) {
+    await sleep(20);
+    survivors = await markedProcesses(marker);
+  }
+  return { killed, survivors };
 }

@@ -4,7 +4,7 @@
  * build the response; never throws for anything the script did.
  */
 import type { ConsoleCapture } from './caps.ts';
-import { killProcessGroup, type GroupKillReport } from './process-group.ts';
+import { killMarkedProcesses, killProcessGroup, RUN_MARKER_VARIABLE, type GroupKillReport } from './process-group.ts';
 import { spawnRscript } from './spawn-rscript.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
@@ -57,6 +57,11 @@ export async function runScript(
     clearTimeout(timer);
     // Always: the main process may be gone while a fork it left behind still holds stdout.
     if (pid !== undefined) group = await killProcessGroup(pid);
+    const marker = env[RUN_MARKER_VARIABLE];
+    if (group && marker) {
+      const swept = await killMarkedProcesses(marker);
+      group = { ...group, escaped: swept.killed, survivors: [...group.survivors, ...swept.survivors] };
+    }
   }
   const { code, signal } = await exited;
   // stdout ends once every holder of the pipe is dead; bound the wait anyway.

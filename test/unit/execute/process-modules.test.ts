@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { buildChildEnv } from '../../../functions/execute/child-env.ts';
-import { groupMembers, killProcessGroup, parseProcStat } from '../../../functions/execute/process-group.ts';
+import { groupMembers, killMarkedProcesses, killProcessGroup, markedProcesses, parseProcStat } from '../../../functions/execute/process-group.ts';
 import { readRuntimePaths, RuntimePathsError } from '../../../functions/execute/runtime-paths.ts';
 import { prlimitArgs, rscriptCommand } from '../../../functions/execute/spawn-rscript.ts';
 import type { WorkdirLayout } from '../../../functions/execute/workdir.ts';
@@ -21,15 +21,15 @@ const layout: WorkdirLayout = {
 
 describe('child environment', () => {
   it('is built from the allow-list only', () => {
-    const env = buildChildEnv(layout, { path: '/usr/bin:/bin', rLibs: undefined });
+    const env = buildChildEnv(layout, { path: '/usr/bin:/bin', rLibs: undefined, runMarker: 'abc' });
     expect(Object.keys(env).sort()).toEqual(
-      ['HOME', 'LANG', 'LC_ALL', 'PATH', 'R_ENABLE_JIT', 'R_ENVIRON', 'R_ENVIRON_USER', 'R_LIBS_USER', 'R_PROFILE', 'R_PROFILE_USER', 'TMPDIR', 'TZ'].sort(),
+      ['JUBE_R_RUN', 'HOME', 'LANG', 'LC_ALL', 'PATH', 'R_ENABLE_JIT', 'R_ENVIRON', 'R_ENVIRON_USER', 'R_LIBS_USER', 'R_PROFILE', 'R_PROFILE_USER', 'TMPDIR', 'TZ'].sort(),
     );
-    expect(env).toMatchObject({ HOME: layout.home, TMPDIR: layout.tmp, TZ: 'UTC', LANG: 'C.UTF-8', R_LIBS_USER: layout.noLibrary });
+    expect(env).toMatchObject({ JUBE_R_RUN: 'abc', HOME: layout.home, TMPDIR: layout.tmp, TZ: 'UTC', LANG: 'C.UTF-8', R_LIBS_USER: layout.noLibrary });
   });
 
   it('pins R_LIBS and R_LIBS_SITE when a library is configured', () => {
-    expect(buildChildEnv(layout, { rLibs: '/app/R/library' })).toMatchObject({ R_LIBS: '/app/R/library', R_LIBS_SITE: '/app/R/library' });
+    expect(buildChildEnv(layout, { rLibs: '/app/R/library', runMarker: 'abc' })).toMatchObject({ R_LIBS: '/app/R/library', R_LIBS_SITE: '/app/R/library' });
   });
 });
 
@@ -89,5 +89,26 @@ describe('process groups', () => {
     expect(report.killed).toHaveLength(3);
     expect(report.survivors).toEqual([]);
     expect(await groupMembers(pgid)).toEqual([]);
+  });
+
+  it('finds and kills a process that left the group (setsid) by the run marker in its environment', async () => {
+    const marker = `test-${process.pid}-${Date.now()}`;
+    // The leader starts a grandchild in a session of its own, then everything but it is group-killed.
+    const child = spawn('sh', ['-c', 'setsid sleep 60 & sleep 60'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', JUBE_R_RUN: marker },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const group = await killProcessGroup(child.pid!);
+    expect(group.survivors).toEqual([]);
+    const escaped = await markedProcesses(marker);
+    expect(escaped).toHaveLength(1);
+
+    const swept = await killMarkedProcesses(marker);
+    expect(swept).toEqual({ killed: escaped, survivors: [] });
+    expect(await markedProcesses(marker)).toEqual([]);
+    // A near-miss marker (a prefix of another run's) is not ours.
+    expect(await markedProcesses(marker.slice(0, -1))).toEqual([]);
   });
 });
