@@ -42,7 +42,7 @@ describe.each([
     expect(names).not.toContain('AWS_LAMBDA_RUNTIME_API');
     // R adds its own (R_HOME, R_SHARE_DIR, ...) on start; nothing else may come from the handler.
     const fromHandler = names.filter((n) => !n.startsWith('R_') && !['EDITOR', 'PAGER', 'LN_S', 'MAKE', 'SED', 'TAR', 'LD_LIBRARY_PATH', 'PWD', 'SHLVL'].includes(n));
-    expect(fromHandler.sort()).toEqual(['HOME', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR', 'TZ']);
+    expect(fromHandler.sort()).toEqual(['HOME', 'JUBE_R_RUN', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR', 'TZ']);
   });
 
   it('a string-built Sys.getenv is stopped at run time by the mask', async () => {
