@@ -48,21 +48,23 @@ local({
     invisible(NULL)
   }
 
-  rules <- from_json(rules_file, simplifyVector = TRUE)
+  # simplifyVector = FALSE: jsonlite's simplification costs ~40 ms of start-up on every run.
+  rules <- from_json(rules_file, simplifyVector = FALSE)
+  strings <- function(x) as.character(unlist(x, use.names = FALSE))
   input <- from_json(file.path(workdir, "input.json"), simplifyVector = FALSE)
   caps <- input$caps
 
   # ---- re-validation with R's own parser (DESIGN.md section 3, layer 4) -------------------------
 
-  forbidden <- unique(unlist(lapply(rules$forbiddenSymbols, function(category) category$symbols)))
-  blocked_operators <- rules$blockedOperators$operator
-  loaders <- rules$packageLoaders
-  loader_args <- c("package", rules$packageLoaderArguments$allowedNamedArguments)
+  forbidden <- unique(unlist(lapply(rules$forbiddenSymbols, function(category) strings(category$symbols))))
+  blocked_operators <- vapply(rules$blockedOperators, function(b) b$operator, character(1))
+  loaders <- strings(rules$packageLoaders)
+  loader_args <- c("package", strings(rules$packageLoaderArguments$allowedNamedArguments))
   allowed_packages <- unlist(input$allowedPackages)
-  hof_names <- rules$higherOrderFunctions$names
-  fun_arg_names <- rules$higherOrderFunctions$functionArgumentNames
-  option_functions <- rules$options$functions
-  denied_options <- rules$options$deniedNames
+  hof_names <- strings(rules$higherOrderFunctions$names)
+  fun_arg_names <- strings(rules$higherOrderFunctions$functionArgumentNames)
+  option_functions <- strings(rules$options$functions)
+  denied_options <- strings(rules$options$deniedNames)
 
   strip_quotes <- function(text) {
     n <- nchar(text)
@@ -411,7 +413,7 @@ local({
   # What stays reachable from a leaked environment is .Internal() on a constructed call
   # (docs/sandbox-rules.md, residual risks); the OS layers bound that.
   deep_stubbed <- unique(c(
-    rules$forbiddenSymbols$process$symbols, rules$forbiddenSymbols$network$symbols,
+    strings(rules$forbiddenSymbols$process$symbols), strings(rules$forbiddenSymbols$network$symbols),
     "setTimeLimit", "setSessionTimeLimit", "source", "dget", "Sweave", "Stangle", "evalSource", "insertSource"
   ))
   hardened_packages <- c("base", "utils", "stats", "methods", "grDevices", "graphics", "tools")
