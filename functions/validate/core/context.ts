@@ -8,6 +8,7 @@ import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import { allowedPackages, forbiddenSymbolIndex } from '../../../layers/rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../../../layers/contract/validation.ts';
 import type { Interest } from './candidates.ts';
+import { decodeName, decodeStringLiteral } from './r-strings.ts';
 
 /** The tree-sitter-r node kinds the checks name (node-types.json of @davisvaughan/tree-sitter-r). */
 export const NodeKind = {
@@ -215,4 +216,14 @@ export function stringNamesFunction(visit: Visit, rules: CompiledRules): boolean
   if (rules.functionArgumentNames.has(parent.argName)) return true;
   const call = visit.ancestor(3);
   return call?.type === NodeKind.call && rules.higherOrder.has(call.callee);
+}
+
+/**
+ * The name a node hands around as a function value without calling it: an identifier read as a
+ * value (`f <- options`), or a string where R resolves a function by name (`sapply(x, "library")`).
+ */
+export function functionValueName(visit: Visit, rules: CompiledRules): string | undefined {
+  if (visit.type === NodeKind.identifier) return nameRole(visit) === 'reference' ? decodeName(visit.text()) : undefined;
+  if (visit.ancestor(1)?.type === NodeKind.call || !stringNamesFunction(visit, rules)) return undefined;
+  return decodeStringLiteral(visit.text());
 }

@@ -3,7 +3,7 @@
  * code later or weaken limits, and an unnamed non-string argument (a list built elsewhere, or
  * `options(op)`) could carry any of them past this check. options() used as a value is refused too.
  */
-import { NodeKind, nameRole, stringNamesFunction } from '../context.ts';
+import { NodeKind, functionValueName } from '../context.ts';
 import type { Check } from '../context.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 
@@ -44,14 +44,8 @@ export const optionsCheck: Check = {
       }
       return;
     }
-    let name: string;
-    if (visit.type === NodeKind.identifier) {
-      if (nameRole(visit) !== 'reference') return;
-      name = decodeName(visit.text());
-    } else {
-      if (visit.ancestor(1)?.type === NodeKind.call || !stringNamesFunction(visit, findings.rules)) return;
-      name = decodeStringLiteral(visit.text());
-    }
+    const name = functionValueName(visit, findings.rules);
+    if (name === undefined) return;
     if (!optionFunctions.has(name)) return;
     findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.`, name);
   },

@@ -5,7 +5,7 @@
  * A loader used as a value (`lapply(pkgs, library, character.only = TRUE)`) hides it as well.
  */
 import type { Node } from 'web-tree-sitter';
-import { NodeKind, nameRole, stringNamesFunction } from '../context.ts';
+import { NodeKind, functionValueName } from '../context.ts';
 import type { Check, Findings } from '../context.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { packageNotAllowedMessage } from './packages.ts';
@@ -77,14 +77,8 @@ export const packageLoader: Check = {
       if (loaders.has(visit.frame.callee)) checkLoaderCall(visit.frame.callee, visit.node(), findings);
       return;
     }
-    let name: string;
-    if (visit.type === NodeKind.identifier) {
-      if (nameRole(visit) !== 'reference') return;
-      name = decodeName(visit.text());
-    } else {
-      if (visit.ancestor(1)?.type === NodeKind.call || !stringNamesFunction(visit, findings.rules)) return;
-      name = decodeStringLiteral(visit.text());
-    }
+    const name = functionValueName(visit, findings.rules);
+    if (name === undefined) return;
     if (!loaders.has(name)) return;
     findings.error(
       'PACKAGE_LOADER_ARGUMENT',
