@@ -62,7 +62,10 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
       } catch (error) {
         if (!(error instanceof ManifestMissingError)) throw error;
         logger.warn('package manifest missing; validating without the installed-package list', { error });
-        return loadValidator({ rules: rules() });
+        // Both lists given, or loadValidator would read the missing manifest again. Only the
+        // rules' base packages are allowed, and known installed (they ship with R).
+        const base = rules().packages.baseAllowed;
+        return loadValidator({ rules: rules(), declaredPackages: [], installedPackages: new Set(base) });
       }
     }),
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),

@@ -34,7 +34,6 @@ export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
 /** The rules as sets and maps, built once per validator. */
 export interface CompiledRules {
   readonly forbidden: ReadonlyMap<string, string>;
-  readonly categoryWhy: ReadonlyMap<string, string>;
   readonly blockedOperators: ReadonlyMap<string, string>;
   readonly loaders: ReadonlySet<string>;
   readonly loaderNamedArguments: ReadonlySet<string>;
@@ -72,7 +71,6 @@ export function compileRules(
   }
   return {
     forbidden,
-    categoryWhy: new Map(Object.entries(rules.forbiddenSymbols).map(([k, v]) => [k, v.why])),
     blockedOperators: new Map(rules.blockedOperators.map((o) => [o.operator, o.why])),
     loaders: new Set(rules.packageLoaders),
     loaderNamedArguments: new Set(rules.packageLoaderArguments.allowedNamedArguments),
@@ -135,7 +133,6 @@ export interface Visit {
   ancestor(up: number): Frame | undefined;
   text(): string;
   node(): Node;
-  position(): Point;
 }
 
 export interface Findings {
@@ -216,6 +213,14 @@ export function stringNamesFunction(visit: Visit, rules: CompiledRules): boolean
   if (rules.functionArgumentNames.has(parent.argName)) return true;
   const call = visit.ancestor(3);
   return call?.type === NodeKind.call && rules.higherOrder.has(call.callee);
+}
+
+/** A name written literally: an identifier (maybe backquoted) or a string, decoded; else undefined. */
+export function literalName(node: Node | null | undefined): string | undefined {
+  if (!node) return undefined;
+  if (node.type === NodeKind.identifier) return decodeName(node.text);
+  if (node.type === NodeKind.string) return decodeStringLiteral(node.text);
+  return undefined;
 }
 
 /**

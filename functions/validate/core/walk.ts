@@ -60,9 +60,6 @@ class Walk implements Visit {
   node(): Node {
     return this.cursor.currentNode;
   }
-  position(): Point {
-    return this.cursor.startPosition;
-  }
 
   /** Every node, in document order. */
   runAll(): void {

@@ -10,7 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/contract/execute.ts';
-import { loadManifest } from '../../../layers/packages/manifest.ts';
+import { loadManifest, ManifestMissingError } from '../../../layers/packages/manifest.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { createApi } from '../../../functions/validate/handler.ts';
 import { ErrorBodySchema } from '../../../functions/validate/http/error-response.ts';
@@ -99,6 +99,23 @@ describe('routing', () => {
     const { result, body } = await call(makeApi(), jsonPost('/validate', { script: 'system("ls")' }));
     expect(result.statusCode).toBe(200);
     expect(body['valid']).toBe(false);
+  });
+
+  it('still validates when the package manifest is missing, allowing only the base packages', async () => {
+    // Prepare
+    const env = { JUBE_R_LAMBDA_ENDPOINT: 'http://127.0.0.1:9' };
+    const missing = () => {
+      throw new ManifestMissingError('package manifest not found');
+    };
+    const api = createApi({ env, config: readServiceConfig(env), logger: silent, manifest: missing });
+    // Act
+    const base = await call(api, jsonPost('/validate', { script: 'library(stats)\nstats::median(1:3)' }));
+    const declared = await call(api, jsonPost('/validate', { script: 'library(dplyr)' }));
+    // Assess
+    expect(base.result.statusCode).toBe(200);
+    expect(base.body).toMatchObject({ valid: true, lint: [] });
+    expect(declared.result.statusCode).toBe(200);
+    expect(declared.body).toMatchObject({ valid: false, errors: [{ code: 'PACKAGE_NOT_ALLOWED', symbol: 'dplyr' }] });
   });
 });
 

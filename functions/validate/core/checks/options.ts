@@ -3,9 +3,8 @@
  * code later or weaken limits, and an unnamed non-string argument (a list built elsewhere, or
  * `options(op)`) could carry any of them past this check. options() used as a value is refused too.
  */
-import { NodeKind, functionValueName } from '../context.ts';
+import { NodeKind, functionValueName, literalName } from '../context.ts';
 import type { Check } from '../context.ts';
-import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 
 export const optionsCheck: Check = {
   summary: 'options() only by name, and never the denied option names.',
@@ -21,7 +20,7 @@ export const optionsCheck: Check = {
         if (!arg || arg.type !== NodeKind.argument) continue;
         const nameNode = arg.childForFieldName('name');
         if (nameNode) {
-          const name = nameNode.type === NodeKind.string ? decodeStringLiteral(nameNode.text) : decodeName(nameNode.text);
+          const name = literalName(nameNode) ?? nameNode.text;
           if (deniedOptions.has(name)) {
             findings.error(
               'OPTION_NOT_ALLOWED',

@@ -5,20 +5,12 @@
  * A loader used as a value (`lapply(pkgs, library, character.only = TRUE)`) hides it as well.
  */
 import type { Node } from 'web-tree-sitter';
-import { NodeKind, functionValueName } from '../context.ts';
+import { NodeKind, functionValueName, literalName } from '../context.ts';
 import type { Check, Findings } from '../context.ts';
-import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { packageNotAllowedMessage } from './packages.ts';
 
 /** The argument a loader takes the package from, by its formal name. */
 const PACKAGE_ARGUMENTS: ReadonlySet<string> = new Set(['package', 'ns']);
-
-function literalName(value: Node | null): string | undefined {
-  if (!value) return undefined;
-  if (value.type === NodeKind.identifier) return decodeName(value.text);
-  if (value.type === NodeKind.string) return decodeStringLiteral(value.text);
-  return undefined;
-}
 
 function checkLoaderCall(loader: string, call: Node, findings: Findings): void {
   const { rules } = findings;

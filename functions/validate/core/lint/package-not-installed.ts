@@ -1,8 +1,7 @@
 /** A package named by a loader or `pkg::` that the image does not have, with the nearest name. */
 import type { Point } from 'web-tree-sitter';
-import { NodeKind } from '../context.ts';
+import { NodeKind, literalName } from '../context.ts';
 import type { LintRule } from '../context.ts';
-import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { closest } from '../suggest.ts';
 
 export const packageNotInstalled: LintRule = {
@@ -20,11 +19,10 @@ export const packageNotInstalled: LintRule = {
       if (!rules.loaders.has(visit.frame.callee)) return;
       const first = visit.node().childForFieldName('arguments')?.namedChildren.find((a) => a?.type === NodeKind.argument);
       const value = first?.childForFieldName('value');
-      if (!value) return;
+      const name = literalName(value);
+      if (!value || name === undefined) return;
       at = value.startPosition;
-      if (value.type === NodeKind.identifier) pkg = decodeName(value.text);
-      else if (value.type === NodeKind.string) pkg = decodeStringLiteral(value.text);
-      else return;
+      pkg = name;
     }
     if (pkg === '' || rules.installedPackages.has(pkg)) return;
     const near = closest(pkg, rules.installedPackageList);
