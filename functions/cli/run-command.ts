@@ -9,7 +9,6 @@ import { resolve } from 'node:path';
 import { clampTimeoutSeconds, readServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { createExecuteHandler, InvalidExecuteEventError } from '../execute/handler.ts';
-import { loadValidator } from '../validate/core/validator.ts';
 import type { Command } from './main.ts';
 import { readScript } from './read-script.ts';
 
@@ -81,7 +80,6 @@ const command: Command = async (args) => {
     return 2;
   }
   const config = readServiceConfig();
-  const validator = await loadValidator();
   const dataframes: ExecuteEventInput['dataframes'] = [];
   for (const { name, path } of parsed.data) {
     const full = resolve(path);
@@ -94,7 +92,7 @@ const command: Command = async (args) => {
     }
     dataframes.push({ name, source: { kind: 'file', path: full, gzip: full.endsWith('.gz') }, bytes });
   }
-  const handler = createExecuteHandler({ config, validator });
+  const handler = createExecuteHandler({ config });
   try {
     const response = await handler({
       script,

@@ -70,11 +70,12 @@ const ENVELOPE_MAX_BYTES = 16 * 1024 * 1024;
 /** Fetching the dataframes never takes longer than this, nor past the invocation's remaining time. */
 const MAX_STAGING_MS = 60_000;
 
-function declaredFromManifest(): readonly string[] {
+/** The manifest, or undefined where it was never generated (tests pass what they need). */
+function manifestOrUndefined() {
   try {
-    return loadManifest().declared;
+    return loadManifest();
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -102,19 +103,14 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   const config = options.config ?? readServiceConfig();
   const paths = options.paths ?? readRuntimePaths();
   const rules = options.rules ?? loadRules(paths.rulesFile);
-  const declared = options.declaredPackages ?? declaredFromManifest();
+  const manifest = manifestOrUndefined();
+  const declared = options.declaredPackages ?? manifest?.declared ?? [];
   const allowed = [...allowedPackages(rules, declared)].sort();
   const safetyMarginMs = options.safetyMarginMs ?? 1500;
   let validator: Promise<Validator> | undefined =
     options.validator === undefined ? undefined : Promise.resolve(options.validator);
   // Learned from the first run; before that the manifest's (the same R) or nothing.
-  let rVersion = (() => {
-    try {
-      return loadManifest().rVersion;
-    } catch {
-      return 'unknown';
-    }
-  })();
+  let rVersion = manifest?.rVersion ?? 'unknown';
 
   return async function executeHandler(event, context) {
     const started = Date.now();
@@ -135,7 +131,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const layout = await createWorkdir(paths.tmpRoot);
     let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined };
     try {
-      return await runInWorkdir(e, layout, context, started, base, (r) => {
+      return await runInWorkdir(e, layout, context, base, (r) => {
         report = { ...report, ...r };
         if (r.rVersion) rVersion = r.rVersion;
       }, { parser, sandbox });
@@ -152,7 +148,6 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     e: ExecuteEvent,
     layout: WorkdirLayout,
     context: LambdaContextLike | undefined,
-    started: number,
     base: () => Pick<ExecuteResponse, 'durationMs' | 'rVersion' | 'timestamp'>,
     note: (r: { pid?: number | undefined; group?: GroupKillReport | undefined; rVersion?: string }) => void,
     tools: { parser: Awaited<ReturnType<typeof getParser>>; sandbox: Awaited<ReturnType<typeof resolveSandbox>> },
@@ -181,8 +176,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     });
 
     const backstopMs = (e.timeoutSeconds + config.killGraceSeconds) * 1000;
-    const budgetMs = remaining() - (Date.now() - started);
-    const deadlineMs = Math.min(backstopMs, budgetMs);
+    // remaining() is live (the context counts down), so the time staging took is already gone from it.
+    const deadlineMs = Math.min(backstopMs, remaining());
     const capture = new ConsoleCapture(config.caps.consoleOutputBytes, config.caps.resultBytes);
     const command = rscriptCommand(paths, config.rlimits, tools.sandbox, layout);
     const env = buildChildEnv(layout, { path: process.env['PATH'], rLibs: paths.rLibs, runMarker: randomBytes(12).toString('hex') });

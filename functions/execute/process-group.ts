@@ -92,11 +92,13 @@ export const RUN_MARKER_VARIABLE = 'JUBE_R_RUN';
 /** Live pids whose initial environment holds exactly `RUN_MARKER_VARIABLE=marker`. */
 export async function markedProcesses(marker: string): Promise<number[]> {
   const needle = Buffer.from(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
+  // Every run pays this scan, so it reads environ only: a zombie's environ is empty, no stat needed.
+  const entries = await readdir('/proc').catch(() => [] as string[]);
   const pids = await Promise.all(
-    (await processTable()).map(async ({ pid }) => {
+    entries.filter((e) => /^\d+$/.test(e)).map(async (e) => {
       // Unreadable (another user, gone, non-dumpable) means it is not one of ours.
-      const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
-      return environ && Buffer.concat([Buffer.from([0]), environ]).includes(needle) ? pid : undefined;
+      const environ = await readFile(`/proc/${e}/environ`).catch(() => undefined);
+      return environ && Buffer.concat([Buffer.from([0]), environ]).includes(needle) ? Number(e) : undefined;
     }),
   );
   return pids.filter((pid): pid is number => pid !== undefined).sort((a, b) => a - b);

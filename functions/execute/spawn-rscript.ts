@@ -54,5 +54,3 @@ export function spawnRscript(
     input: `${nonce}\n`,
   });
 }
-
-export type RscriptProcess = ReturnType<typeof spawnRscript>;

@@ -253,14 +253,12 @@ local({
 
   # ---- the runtime mask (DESIGN.md section 3, layer 6) -----------------------------------------
 
+  refuse <- function(message) {
+    stop(structure(class = c("jube_forbidden_error", "error", "condition"), list(message = message, call = NULL)))
+  }
   forbidden_stub <- function(name) {
     force(name)
-    function(...) {
-      stop(structure(
-        class = c("jube_forbidden_error", "error", "condition"),
-        list(message = sprintf("'%s' is not available in jube-r", name), call = NULL)
-      ))
-    }
+    function(...) refuse(sprintf("'%s' is not available in jube-r", name))
   }
   make_mask <- function() {
     mask <- new.env(parent = globalenv())
@@ -270,12 +268,7 @@ local({
     checked_ns_get <- function(pkg, name) {
       pkg <- as.character(substitute(pkg))
       name <- as.character(substitute(name))
-      if (!(pkg %in% allowed_packages)) {
-        stop(structure(
-          class = c("jube_forbidden_error", "error", "condition"),
-          list(message = sprintf("package '%s' is not available in jube-r", pkg), call = NULL)
-        ))
-      }
+      if (!(pkg %in% allowed_packages)) refuse(sprintf("package '%s' is not available in jube-r", pkg))
       if (name %in% forbidden) forbidden_stub(name)()
       safe <- command_safe[[name]]
       if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)
@@ -296,20 +289,17 @@ local({
   # data.table::fread treats a string without a newline that is not a file as a shell command
   # (and runs cmd= as one); only files and literal text get through.
   safe_fread <- function(input = "", file = NULL, text = NULL, cmd = NULL, ...) {
-    refuse <- function(what) {
-      stop(structure(
-        class = c("jube_forbidden_error", "error", "condition"),
-        list(message = sprintf("fread(%s) would run a shell command, which is not available in jube-r; pass file = or text =", what), call = NULL)
-      ))
+    refuse_fread <- function(what) {
+      refuse(sprintf("fread(%s) would run a shell command, which is not available in jube-r; pass file = or text =", what))
     }
-    if (!is.null(cmd)) refuse("cmd = ...")
+    if (!is.null(cmd)) refuse_fread("cmd = ...")
     if (!identical(input, "")) {
       if (is.character(input) && length(input) == 1L && grepl("\n", input, fixed = TRUE)) {
         text <- input
       } else if (is.character(input) && length(input) == 1L && file.exists(input) && !dir.exists(input)) {
         file <- input
       } else {
-        refuse("input = <not a file or text>")
+        refuse_fread("input = <not a file or text>")
       }
     }
     real_fread <- getExportedValue("data.table", "fread")
@@ -323,9 +313,6 @@ local({
   # package's environment, with(env, sapply(x, "<forbidden>")) finds the real function. So the
   # script's own calls to functions that hand out environments get versions that do not.
 
-  refuse <- function(message) {
-    stop(structure(class = c("jube_forbidden_error", "error", "condition"), list(message = message, call = NULL)))
-  }
   # A copy of `fun` (same environment, so parent.frame() and topenv() behave as in the original)
   # whose body first calls `guard` on the argument named `arg`.
   guarded_copy <- function(fun, guard, arg) {
