@@ -16,9 +16,11 @@ wanted=(r-base-core util-linux bubblewrap procps curl r-cran-lintr r-cran-callr 
 if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then
   wanted+=(podman buildah runc debootstrap uidmap fuse-overlayfs slirp4netns)
 fi
+# One dpkg-query for the lot (unknown names are reported on stderr and simply not listed).
+installed=" $({ dpkg-query -W -f='${db:Status-Status} ${Package}\n' "${wanted[@]}" 2>/dev/null || true; } | sed -n 's/^installed //p' | tr '\n' ' ') "
 missing=()
 for pkg in "${wanted[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  [[ "$installed" == *" $pkg "* ]] || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing ${missing[*]}"

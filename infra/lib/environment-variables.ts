@@ -57,10 +57,9 @@ export function validateEnvironment(
     // Empty means AWS. Declared so `sam local ... --env-vars` can point it at `sam local start-lambda`
     // (SAM only overrides variables the template declares).
     JUBE_R_LAMBDA_ENDPOINT: '',
-    NODE_OPTIONS: '--enable-source-maps',
   };
 }
 
 export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
-  return { ...scriptTimeouts(config, chain) };
+  return scriptTimeouts(config, chain);
 }

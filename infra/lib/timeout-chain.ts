@@ -54,7 +54,7 @@ export type TimeoutChainResult =
   | { readonly ok: true; readonly chain: TimeoutChain }
   | { readonly ok: false; readonly problems: readonly string[] };
 
-export const TIMEOUT_CHAIN_DEFAULTS = {
+const TIMEOUT_CHAIN_DEFAULTS = {
   killGraceSeconds: 2,
   executeOverheadSeconds: 3,
   clientMarginMs: 1000,
@@ -81,9 +81,7 @@ export function deriveTimeoutChain(input: TimeoutChainInput): TimeoutChainResult
   const problems: string[] = [];
   if (!isPositiveInt(max)) problems.push(`maxScriptSeconds must be a whole number >= 1 (got ${max})`);
   if (!isPositiveInt(grace)) problems.push(`killGraceSeconds must be a whole number >= 1 (got ${grace})`);
-  if (!Number.isInteger(overhead) || overhead < 1) {
-    problems.push(`executeOverheadSeconds must be a whole number >= 1 (got ${overhead})`);
-  }
+  if (!isPositiveInt(overhead)) problems.push(`executeOverheadSeconds must be a whole number >= 1 (got ${overhead})`);
   for (const [name, value] of [
     ['clientMarginMs', clientMargin],
     ['validateOverheadMs', validateOverhead],
@@ -168,8 +166,8 @@ export function timeoutChainOrThrow(input: TimeoutChainInput): TimeoutChain {
 }
 
 /**
- * The chain as strictly increasing milliseconds, innermost first; the stack and the tests use it
- * to prove nesting rather than trusting the arithmetic above.
+ * The chain as strictly increasing milliseconds, innermost first; the tests use it to prove
+ * nesting rather than trusting the arithmetic above.
  */
 export function chainInMilliseconds(chain: TimeoutChain): readonly (readonly [string, number])[] {
   return [

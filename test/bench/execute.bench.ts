@@ -10,18 +10,13 @@ import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/handler.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
 import { resolveSandbox } from '../../functions/execute/sandbox.ts';
+import { median } from './median.ts';
 
 const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 9);
 const CASES = [
   { name: '1 + 1', code: '1 + 1' },
   { name: 'library(dplyr)', code: 'library(dplyr)' },
 ];
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

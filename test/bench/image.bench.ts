@@ -6,14 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
 import { DEFAULT_IMAGE, PODMAN, startContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { median } from './median.ts';
 
 const RUNS = 3;
 const EVENT = { script: 'cat(1 + 1)', timeoutSeconds: 10 };
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 export async function run(): Promise<void> {
   const image = process.env['JUBE_R_IMAGE'] ?? DEFAULT_IMAGE;

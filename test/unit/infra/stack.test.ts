@@ -414,6 +414,13 @@ describe('SAM local environment file (events/sam-env-vars.json)', () => {
     for (const key of Object.keys(file[validateId]!)) expect(declared, key).toHaveProperty(key);
     expect(file[validateId]!['JUBE_R_EXECUTE_FUNCTION_NAME']).toBe(logicalIdOf(stack.execute.function));
   });
+
+  it('docs/local-sam.md names the functions by the logical ids the template has', () => {
+    const { stack } = synthesized.dev;
+    const doc = readFileSync(join(REPOSITORY_ROOT, 'docs/local-sam.md'), 'utf8');
+    const named = new Set(doc.match(/\b(?:Validate|Execute)Function[0-9A-F]{8}\b/g));
+    expect(named).toEqual(new Set([logicalIdOf(stack.validate.function), logicalIdOf(stack.execute.function)]));
+  });
 });
 
 describe('per-environment differences', () => {
