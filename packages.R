@@ -26,5 +26,7 @@ jube_r_packages <- c(
   "survival",
   "glmnet",
   "ranger",
-  "e1071"
+  "e1071",
+  "ragg",
+  "svglite"
 )

@@ -9,10 +9,11 @@ say() { printf 'setup: %s\n' "$*"; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # R and the packages packages.R declares; prlimit (util-linux) and bubblewrap for the sandbox;
+# a C compiler for the capsule (r-image/capsule, preloaded into every Rscript); fonts for plots;
 # lintr and callr only as the benchmark's points of comparison (never in the image); curl for
 # the README's examples, which test/integration/readme.test.ts runs.
 mapfile -t r_packages < <(node scripts/packages-list.mjs --debian)
-wanted=(r-base-core util-linux bubblewrap procps curl r-cran-lintr r-cran-callr "${r_packages[@]}")
+wanted=(r-base-core util-linux bubblewrap procps curl gcc libc6-dev fonts-dejavu-core r-cran-lintr r-cran-callr "${r_packages[@]}")
 if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then
   wanted+=(podman buildah runc debootstrap uidmap fuse-overlayfs slirp4netns)
 fi
@@ -40,4 +41,12 @@ if [ ! -f "$manifest" ] || [ packages.R -nt "$manifest" ] || [ scripts/write-man
   say "writing $manifest"
   TZ=UTC Rscript --vanilla scripts/write-manifest.R packages.R "$manifest" 2>/dev/null >/dev/null ||
     TZ=UTC Rscript --vanilla scripts/write-manifest.R packages.R "$manifest"
+fi
+
+# The capsule: the process-capability layer the execute handler preloads into every Rscript
+# (JUBE_R_CAPSULE_LIBRARY defaults to this build). Rebuilt when its sources change.
+capsule=build/capsule/jube_capsule.so
+if [ ! -f "$capsule" ] || [ -n "$(find r-image/capsule -newer "$capsule" -type f | head -n1)" ]; then
+  say "building $capsule"
+  sh r-image/capsule/build.sh build/capsule
 fi
