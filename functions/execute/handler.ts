@@ -21,7 +21,8 @@ import { loadManifest } from '../../layers/packages/manifest.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
 import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 import { allowedPackages, loadRules, type SandboxRules } from '../../layers/rules/rules.ts';
-import { loadValidator, type Validator } from '../validate/core/validator.ts';
+import { manifestPackages } from '../../layers/validator/package-lists.ts';
+import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
 import { ConsoleCapture, capText, capWarnings } from './caps.ts';
 import { buildChildEnv } from './child-env.ts';
 import { DataframeStagingError, stageDataframes } from './dataframes.ts';
@@ -121,7 +122,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       timestamp: new Date(started).toISOString(),
     });
 
-    validator ??= loadValidator({ rules, declaredPackages: declared });
+    // The installed list comes from the manifest, which must exist by now (it names the command that writes it).
+    validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()), declaredPackages: declared });
     const validation: ValidationResult = (await validator)(e.script);
     if (!validation.valid) {
       return { status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, validation, ...base() };

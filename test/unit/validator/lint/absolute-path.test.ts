@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validate } from './support.ts';
+import { validate } from '../support.ts';
 
 describe('lint absolute-path', () => {
   describe('Noncompliance', () => {

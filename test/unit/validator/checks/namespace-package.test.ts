@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorsOf, validate } from './support.ts';
+import { errorsOf, validate } from '../support.ts';
 
 describe('check namespace-package', () => {
   describe('Noncompliance', () => {

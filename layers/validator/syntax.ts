@@ -4,7 +4,7 @@
  * Walked with a cursor (no recursion); ERROR subtrees are reported once, not descended.
  */
 import type { Tree } from 'web-tree-sitter';
-import type { ValidationError } from '../../../layers/contract/validation.ts';
+import type { ValidationError } from '../contract/validation.ts';
 
 const HINT = 'check brackets, quotes and operators around this position';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lintRulesOf, validate } from './support.ts';
+import { lintRulesOf, validate } from '../support.ts';
 
 describe('lint T-F-literal', () => {
   describe('Noncompliance', () => {

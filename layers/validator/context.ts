@@ -4,9 +4,9 @@
  * need: operator, callee, argument name, assignment-target flag), and a sink for findings.
  */
 import type { Node, Point } from 'web-tree-sitter';
-import type { SandboxRules } from '../../../layers/rules/rules.ts';
-import { allowedPackages, forbiddenSymbolIndex } from '../../../layers/rules/rules.ts';
-import type { LintFinding, ValidationErrorCode } from '../../../layers/contract/validation.ts';
+import type { SandboxRules } from '../rules/rules.ts';
+import { allowedPackages, forbiddenSymbolIndex } from '../rules/rules.ts';
+import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
 import type { Interest } from './candidates.ts';
 import { decodeName, decodeStringLiteral } from './r-strings.ts';
 

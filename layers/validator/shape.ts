@@ -4,7 +4,7 @@
  * string, backquoted name, raw string, comment), so brackets inside text do not count as nesting.
  * Pure, allocation-free apart from the errors it returns.
  */
-import type { ValidationError } from '../../../layers/contract/validation.ts';
+import type { ValidationError } from '../contract/validation.ts';
 
 export interface ShapeLimits {
   readonly maxBytes: number;

@@ -1,19 +1,20 @@
 /**
- * The validator's public face: load once (grammar, rules, manifest), then validate synchronously.
+ * The validator's public face: load once (grammar, compiled rules), then validate synchronously.
  * shape check -> parse -> syntax errors -> one static walk running every check and lint rule.
  * A rejected script is a normal result; no input string makes it throw or hang.
+ *
+ * It reads no file itself: the caller hands it the rules and the package lists
+ * (package-lists.ts), so each caller decides where they come from and what a missing manifest means.
  */
 import type { Point } from 'web-tree-sitter';
-import { getParser } from '../../../layers/parser/tree-sitter.ts';
-import { loadManifest } from '../../../layers/packages/manifest.ts';
-import { loadRules } from '../../../layers/rules/rules.ts';
-import type { SandboxRules } from '../../../layers/rules/rules.ts';
+import { getParser } from '../parser/tree-sitter.ts';
+import type { SandboxRules } from '../rules/rules.ts';
 import type {
   LintFinding,
   ValidationError,
   ValidationErrorCode,
   ValidationResult,
-} from '../../../layers/contract/validation.ts';
+} from '../contract/validation.ts';
 import { CHECKS } from './checks/index.ts';
 import { compileRules } from './context.ts';
 import type { CompiledRules, Findings } from './context.ts';
@@ -23,13 +24,10 @@ import { syntaxErrors } from './syntax.ts';
 import { findCandidates, mergeInterests } from './candidates.ts';
 import { walkCandidates, walkTree } from './walk.ts';
 import type { Dispatch, Visitor } from './walk.ts';
+import type { ValidatorPackages } from './package-lists.ts';
 
-export interface ValidatorOptions {
-  readonly rules?: SandboxRules;
-  /** Packages packages.R declares (the allow-list, with the rules' base set, minus the blocked). */
-  readonly declaredPackages?: readonly string[];
-  /** Packages actually installed (the manifest), for the not-installed lint. */
-  readonly installedPackages?: ReadonlySet<string>;
+export interface ValidatorOptions extends ValidatorPackages {
+  readonly rules: SandboxRules;
   /** Most errors (and, separately, lint findings) reported for one script. */
   readonly maxFindings?: number;
   /** Parsing is abandoned (and the script rejected) after this long; a backstop, never hit by real scripts. */
@@ -104,13 +102,9 @@ class Collector implements Findings {
   }
 }
 
-export async function loadValidator(options: ValidatorOptions = {}): Promise<Validator> {
-  const rules = options.rules ?? loadRules();
-  const needManifest = options.declaredPackages === undefined || options.installedPackages === undefined;
-  const manifest = needManifest ? loadManifest() : undefined;
-  const declared = options.declaredPackages ?? manifest?.declared ?? [];
-  const installed = options.installedPackages ?? new Set(manifest?.packages.map((p) => p.name) ?? []);
-  const compiled = compileRules(rules, declared, installed);
+export async function loadValidator(options: ValidatorOptions): Promise<Validator> {
+  const { rules } = options;
+  const compiled = compileRules(rules, options.declaredPackages, options.installedPackages);
   const dispatch = buildDispatch();
   const interest = mergeInterests([
     ...Object.values(CHECKS).map((c) => c.interest(compiled)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorsOf } from './support.ts';
+import { errorsOf } from '../support.ts';
 
 describe('check formula-string', () => {
   describe('Noncompliance', () => {
