@@ -6,15 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import {
-  ExecuteEventSchema,
-  limitedDataframesSchema,
-  limitedVariablesSchema,
-  refineDistinctNames,
-  ResolvedDataframeSchema,
-  type ExecuteEvent,
-  type ExecuteResponse,
-} from '../../layers/contract/execute.ts';
+import { executeEventSchema, type ExecuteEvent, type ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../layers/contract/validation.ts';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
@@ -80,20 +72,8 @@ function manifestOrUndefined() {
   }
 }
 
-const eventSchemas = new WeakMap<SandboxRules, ReturnType<typeof buildEventSchema>>();
-
-/** ExecuteEvent with the rules' binding limits, the same the validate function applied to the request. */
-function buildEventSchema(rules: SandboxRules) {
-  return ExecuteEventSchema.extend({
-    variables: limitedVariablesSchema(rules).default([]),
-    dataframes: limitedDataframesSchema(ResolvedDataframeSchema, rules).default([]),
-  }).superRefine(refineDistinctNames);
-}
-
 export function parseExecuteEvent(event: unknown, rules: SandboxRules): ExecuteEvent {
-  let schema = eventSchemas.get(rules);
-  if (!schema) eventSchemas.set(rules, (schema = buildEventSchema(rules)));
-  const parsed = schema.safeParse(event);
+  const parsed = executeEventSchema(rules).safeParse(event);
   if (!parsed.success) {
     throw new InvalidExecuteEventError(`invalid execute event: ${z.prettifyError(parsed.error)}`);
   }

@@ -11,7 +11,7 @@ import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { Validator } from '../../../layers/validator/validator.ts';
 import type { DataPointerResolver } from '../data-pointers/types.ts';
 import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
-import type { SandboxStatus } from './schemas.ts';
+import type { SandboxStatus } from '../../../layers/contract/api.ts';
 
 export interface ApiDeps {
   readonly config: ServiceConfig;

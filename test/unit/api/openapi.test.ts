@@ -10,16 +10,18 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { loadRules } from '../../../layers/rules/rules.ts';
-import { ERROR_CODES, ERROR_STATUS, ErrorBodySchema } from '../../../functions/validate/http/error-response.ts';
-import { ROUTES } from '../../../functions/validate/routes/table.ts';
 import {
+  ERROR_CODES,
+  ERROR_STATUS,
+  ErrorBodySchema,
   ExecuteResponseSchema,
   HealthResponseSchema,
   PackagesResponseSchema,
   ValidateRequestSchema,
   ValidateResponseSchema,
   executeRequestSchema,
-} from '../../../functions/validate/routes/schemas.ts';
+  ROUTES,
+} from '../../../layers/contract/api.ts';
 
 type Json = Record<string, unknown>;
 const DOC = YAML.parse(readFileSync(path.resolve(import.meta.dirname, '../../../docs/openapi.yaml'), 'utf8')) as Json;

@@ -2,14 +2,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServiceConfig } from '../../../layers/config/service-config.ts';
+import { readServiceConfig } from '../../../../layers/config/service-config.ts';
 import {
   createDataPointerResolver,
   createResolver,
   DATA_POINTER_UNRESOLVED_MESSAGE,
   UNRESOLVED,
-} from '../../../functions/validate/data-pointers/resolve.ts';
-import type { PointerStore } from '../../../functions/validate/data-pointers/types.ts';
+} from '../../../../functions/validate/data-pointers/resolve.ts';
+import type { PointerStore } from '../../../../functions/validate/data-pointers/types.ts';
 
 const KIB = 1024;
 

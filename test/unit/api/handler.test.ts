@@ -13,9 +13,8 @@ import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/con
 import { loadManifest, ManifestMissingError } from '../../../layers/packages/manifest.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { createApi } from '../../../functions/validate/handler.ts';
-import { ErrorBodySchema } from '../../../functions/validate/http/error-response.ts';
 import { createLambdaClient } from '../../../functions/validate/invoke/execute-invoker.ts';
-import { HealthResponseSchema, PackagesResponseSchema } from '../../../functions/validate/routes/schemas.ts';
+import { ErrorBodySchema, HealthResponseSchema, PackagesResponseSchema } from '../../../layers/contract/api.ts';
 import { context, jsonPost, proxyEvent } from './events.ts';
 
 const lambda = mockClient(LambdaClient);
