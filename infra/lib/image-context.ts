@@ -1,8 +1,9 @@
 /**
- * Stages the r-image build context: the Dockerfile sits plainly at r-image/ (so `sam build` and
- * CDK's image asset find it), and everything else the image needs from the repository (bundled
- * execute handler, rules, grammar, packages.R, runner) is copied into r-image/staged/.
- * Synchronous because the CDK stack calls it while synthesizing.
+ * Stages the r-image build context, a build step (infra/bin/app.ts at synth, scripts/image-stage.mts
+ * for `npm run image:stage`): the Dockerfile sits plainly at r-image/ (so `sam build` and CDK's
+ * image asset find it), and everything else the image needs from the repository (bundled execute
+ * handler, rules, grammar, packages.R, runner) is copied into r-image/staged/.
+ * Synchronous because the CDK app calls it while synthesizing.
  *
  * staged/
  *   packages.R, write-manifest.R   build-time inputs (R packages to install, manifest writer)
@@ -16,10 +17,12 @@ import { buildSync } from 'esbuild';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ESM_REQUIRE_BANNER, TREE_SITTER_WASM_FILES } from '../infra/lib/esm-bundle.ts';
+import { TREE_SITTER_WASM_FILES } from '../../layers/parser/wasm-files.ts';
+import { ESM_REQUIRE_BANNER } from './esm-bundle.ts';
 
-const imageDir = fileURLToPath(new URL('.', import.meta.url));
-const repoRoot = join(imageDir, '..');
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+/** The image's directory (the only thing infra/ knows of r-image/ is where its Dockerfile is). */
+const imageDir = fileURLToPath(new URL('../../r-image/', import.meta.url));
 
 /** Repository file -> path under staged/. */
 const COPIES: ReadonlyArray<readonly [string, string]> = [
