@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidExecuteEventError, parseExecuteEvent } from '../../../functions/execute/handler.ts';
+import { InvalidExecuteEventError, parseExecuteEvent } from '../../../functions/execute/event.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 
 const rules = loadRules();
