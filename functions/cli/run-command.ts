@@ -11,7 +11,7 @@ import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidExecuteEventError } from '../execute/event.ts';
 import { createExecuteHandler } from '../execute/handler.ts';
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 import { readScript } from './read-script.ts';
 
 const USAGE = 'usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]';

@@ -6,7 +6,7 @@ import { loadManifest } from '../../layers/packages/manifest.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 import { readScript } from './read-script.ts';
 
 const USAGE = 'usage: jube-r validate FILE|-   (- reads the script from stdin)';

@@ -9,7 +9,8 @@ import type { SandboxStatus } from '../../layers/contract/api.ts';
 import { configuredSandbox } from '../../layers/contract/sandbox-layers.ts';
 import { createApi } from '../validate/handler.ts';
 import { startApiServer, type ApiServer } from './api-server.ts';
-import { createExecuteRuntime, type ExecuteRuntime } from './execute-runtime.ts';
+import { createExecuteRuntime } from './execute-runtime.ts';
+import type { ExecuteRuntime } from './runtime.ts';
 import { startLambdaEndpoint, type LambdaEndpoint } from './lambda-endpoint.ts';
 
 export interface LocalStackOptions {

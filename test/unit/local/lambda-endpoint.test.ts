@@ -7,7 +7,7 @@
 import { InvokeCommand, TooManyRequestsException, type LambdaClient } from '@aws-sdk/client-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import type { ExecuteRuntime, InvokeOutcome } from '../../../functions/local/execute-runtime.ts';
+import type { ExecuteRuntime, InvokeOutcome } from '../../../functions/local/runtime.ts';
 import { namesFunction, startLambdaEndpoint, type LambdaEndpoint } from '../../../functions/local/lambda-endpoint.ts';
 import { createLambdaClient } from '../../../functions/validate/invoke/execute-invoker.ts';
 
