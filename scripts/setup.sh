@@ -10,8 +10,9 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # R and the packages packages.R declares; prlimit (util-linux) and bubblewrap for the sandbox;
 # a C compiler for the capsule (r-image/capsule, preloaded into every Rscript); fonts for plots;
-# lintr and callr only as the benchmark's points of comparison (never in the image); curl for
-# the README's examples, which test/integration/readme.test.ts runs.
+# lintr (the R code's lint, test/runner/r-lint.test.ts, and a benchmark point of comparison) and
+# callr only on the host, never in the image; curl for the README's examples, which
+# test/integration/readme.test.ts runs.
 mapfile -t r_packages < <(node scripts/packages-list.mjs --debian)
 wanted=(r-base-core util-linux bubblewrap procps curl gcc libc6-dev fonts-dejavu-core r-cran-lintr r-cran-callr "${r_packages[@]}")
 if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then

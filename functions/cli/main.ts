@@ -2,7 +2,7 @@
  * `jube-r <command>`: the command line over the same handlers the service runs.
  * Exit codes: 0 success, 1 the script was invalid or failed, 2 usage error.
  */
-export type Command = (args: string[]) => Promise<number>;
+import type { Command } from './command.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   validate: {

@@ -8,8 +8,10 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { clampTimeoutSeconds, readServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
-import { createExecuteHandler, InvalidExecuteEventError } from '../execute/handler.ts';
-import type { Command } from './main.ts';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { InvalidExecuteEventError } from '../execute/event.ts';
+import { createExecuteHandler } from '../execute/handler.ts';
+import type { Command } from './command.ts';
 import { readScript } from './read-script.ts';
 
 const USAGE = 'usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]';
@@ -92,7 +94,8 @@ const command: Command = async (args) => {
     }
     dataframes.push({ name, source: { kind: 'file', path: full, gzip: full.endsWith('.gz') }, bytes });
   }
-  const handler = createExecuteHandler({ config });
+  // stdout carries the response JSON: only errors are logged, and they go to stderr.
+  const handler = createExecuteHandler({ config, logger: new Logger({ serviceName: 'jube-r', logLevel: 'ERROR' }) });
   try {
     const response = await handler({
       script,

@@ -5,7 +5,7 @@
  */
 import { ConfigError } from '../../layers/config/service-config.ts';
 import { startLocalStack } from '../local/stack.ts';
-import type { Command } from './main.ts';
+import type { Command } from './command.ts';
 
 function port(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
   const raw = env[key];

@@ -55,6 +55,14 @@ export type ResultExtraction =
   | { readonly kind: 'ok'; readonly value: unknown }
   | { readonly kind: 'invalid'; readonly warning: string };
 
+/** What a capture holds once the stream has ended: a value the response is built from. */
+export interface CapturedOutput {
+  readonly consoleOutput: string;
+  /** The console was cut at its cap. */
+  readonly truncated: boolean;
+  readonly result: ResultExtraction & { readonly overflow?: boolean };
+}
+
 /**
  * Consumes a byte stream once: keeps its first `consoleBytes` bytes, and finds the structured
  * result between the markers anywhere in the stream (past the console cap too), holding at most
@@ -136,6 +144,10 @@ export class ConsoleCapture {
   consoleText(): string {
     const all = Buffer.concat(this.head);
     return (this.truncated ? trimIncompleteUtf8(all) : all).toString('utf8');
+  }
+
+  snapshot(): CapturedOutput {
+    return { consoleOutput: this.consoleText(), truncated: this.truncated, result: this.result() };
   }
 
   result(): ResultExtraction & { readonly overflow?: boolean } {

@@ -64,11 +64,15 @@ export async function resolveSandbox(mode: SandboxMode): Promise<ActiveSandbox> 
   return found;
 }
 
-/** The sandbox layers active for executions in this process, for GET /health. */
-export async function activeSandboxLayers(paths: Pick<RuntimePaths, 'sandbox' | 'prlimit'>): Promise<string[]> {
+/** The sandbox layers of a run with these rlimits and this OS sandbox. */
+export function sandboxLayers(paths: Pick<RuntimePaths, 'prlimit'>, sandbox: ActiveSandbox): string[] {
   const layers: string[] = [...EXECUTE_HANDLER_LAYERS];
   if (paths.prlimit) layers.push(RLIMITS_LAYER);
-  const sandbox = await resolveSandbox(paths.sandbox);
   if (sandbox.kind === 'bwrap') layers.push(...BWRAP_LAYERS);
   return layers;
+}
+
+/** The sandbox layers active for executions in this process, for GET /health. */
+export async function activeSandboxLayers(paths: Pick<RuntimePaths, 'sandbox' | 'prlimit'>): Promise<string[]> {
+  return sandboxLayers(paths, await resolveSandbox(paths.sandbox));
 }

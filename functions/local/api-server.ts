@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { callerMessage, ERROR_STATUS, type ErrorBody } from '../../layers/contract/api.ts';
 import type { ApiHandler } from '../validate/handler.ts';
-import { errorResponse } from '../validate/http/error-response.ts';
 import { lambdaContext, toHttpBody, toHttpHeaders, toProxyEvent } from './api-gateway-event.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';
@@ -22,6 +23,15 @@ export interface ApiServerOptions {
 
 export interface ApiServer extends ListeningServer {
   inflight(): number;
+}
+
+/**
+ * The handler answers its own errors (its edge middleware); this is only for one that escapes it,
+ * answered as API Gateway would see a failed integration: the contract's INTERNAL body.
+ */
+function internalError(requestId: string): APIGatewayProxyResult {
+  const body: ErrorBody = { code: 'INTERNAL', message: callerMessage('INTERNAL', undefined), requestId };
+  return { statusCode: ERROR_STATUS.INTERNAL, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
@@ -42,8 +52,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     let result;
     try {
       result = await options.handler(event, lambdaContext('jube-r-validate', requestId, options.functionTimeoutMs));
-    } catch (error) {
-      result = errorResponse(error, requestId);
+    } catch {
+      result = internalError(requestId);
     }
     const headers: Record<string, string | string[]> = { ...toHttpHeaders(result), 'x-amzn-RequestId': requestId };
     // The unread rest of an oversized body is not drained; the connection ends with this answer.
@@ -57,7 +67,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     response.once('close', () => (inflight -= 1));
     serve(request, response).catch(() => {
       if (!response.headersSent) {
-        const result = errorResponse(new Error('local server failure'), 'unknown');
+        const result = internalError('unknown');
         response.writeHead(result.statusCode, toHttpHeaders(result));
         response.end(toHttpBody(result));
       } else response.destroy();

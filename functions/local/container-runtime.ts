@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import type { ExecuteRuntime, InvokeContext, InvokeOutcome } from './execute-runtime.ts';
+import type { ExecuteRuntime, InvokeContext, InvokeOutcome } from './runtime.ts';
 import { startRuntimeApiEmulator, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
 
 export const DEFAULT_IMAGE = 'localhost/jube-r-execute';

@@ -10,23 +10,7 @@ import type { Context } from 'aws-lambda';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { lambdaContext } from './api-gateway-event.ts';
 import { killDescendantGroups } from './process-tree.ts';
-
-export type InvokeOutcome =
-  | { readonly ok: true; readonly payload: unknown }
-  | { readonly ok: false; readonly errorType: string; readonly errorMessage: string };
-
-export interface InvokeContext {
-  readonly requestId: string;
-  /** The function's configured timeout; the runtime must answer (or fail) within it. */
-  readonly timeoutMs: number;
-}
-
-export interface ExecuteRuntime {
-  readonly kind: 'process' | 'container';
-  invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome>;
-  /** Stops everything the runtime started; no R process may outlive it. */
-  close(): Promise<void>;
-}
+import type { ExecuteRuntime, InvokeOutcome } from './runtime.ts';
 
 export type ExecuteHandler = (event: unknown, context: Context) => Promise<unknown>;
 

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ExecuteRuntime } from './execute-runtime.ts';
+import type { ExecuteRuntime } from './runtime.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';
 

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { InvokeOutcome } from './execute-runtime.ts';
+import type { InvokeOutcome } from './runtime.ts';
 import { MAX_INVOKE_PAYLOAD_BYTES } from './lambda-endpoint.ts';
 
 const API = '/2018-06-01/runtime';

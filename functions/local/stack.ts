@@ -5,11 +5,12 @@
  * configuration alone, exactly as it would be to SAM or to AWS.
  */
 import { localExecuteTimeoutMs, readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import type { SandboxStatus } from '../../layers/contract/api.ts';
+import { configuredSandbox } from '../../layers/contract/sandbox-layers.ts';
 import { createApi } from '../validate/handler.ts';
-import { configuredSandbox } from '../validate/routes/health.ts';
-import type { SandboxStatus } from '../validate/routes/schemas.ts';
 import { startApiServer, type ApiServer } from './api-server.ts';
-import { createExecuteRuntime, type ExecuteRuntime } from './execute-runtime.ts';
+import { createExecuteRuntime } from './execute-runtime.ts';
+import type { ExecuteRuntime } from './runtime.ts';
 import { startLambdaEndpoint, type LambdaEndpoint } from './lambda-endpoint.ts';
 
 export interface LocalStackOptions {

@@ -13,15 +13,17 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import packageJson from '../../package.json' with { type: 'json' };
 import { readServiceConfig } from '../../layers/config/service-config.ts';
+import { configuredSandbox } from '../../layers/contract/sandbox-layers.ts';
 import { loadManifest, ManifestMissingError } from '../../layers/packages/manifest.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
+import { basePackagesOnly, manifestPackages, type ValidatorPackages } from '../../layers/validator/package-lists.ts';
 import { edge, requestIdOf } from './http/edge.ts';
 import { ingress } from './http/ingress.ts';
 import { jsonResponse } from './http/response.ts';
 import { tenantOf } from './http/tenant.ts';
 import { once, type ApiDeps } from './routes/deps.ts';
 import { execute } from './routes/execute.ts';
-import { configuredSandbox, health } from './routes/health.ts';
+import { health } from './routes/health.ts';
 import { packages } from './routes/packages.ts';
 import { matchRoute } from './routes/table.ts';
 import { validate } from './routes/validate.ts';
@@ -41,6 +43,16 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
   const rules = overrides.rules ?? once(() => loadRules());
   const manifest = overrides.manifest ?? once(() => loadManifest());
   const logger = overrides.logger ?? new Logger({ serviceName: 'jube-r' });
+  /** The manifest's package lists; without a manifest the validator still answers, allowing only the base set. */
+  const packagesOrBase = (): ValidatorPackages => {
+    try {
+      return manifestPackages(manifest());
+    } catch (error) {
+      if (!(error instanceof ManifestMissingError)) throw error;
+      logger.warn('package manifest missing; validating without the installed-package list', { error });
+      return basePackagesOnly(rules());
+    }
+  };
   return {
     env,
     config,
@@ -51,22 +63,8 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     rules,
     manifest,
     validator: once(async () => {
-      const { loadValidator } = await import('./core/validator.ts');
-      try {
-        const m = manifest();
-        return await loadValidator({
-          rules: rules(),
-          declaredPackages: m.declared,
-          installedPackages: new Set(m.packages.map((p) => p.name)),
-        });
-      } catch (error) {
-        if (!(error instanceof ManifestMissingError)) throw error;
-        logger.warn('package manifest missing; validating without the installed-package list', { error });
-        // Both lists given, or loadValidator would read the missing manifest again. Only the
-        // rules' base packages are allowed, and known installed (they ship with R).
-        const base = rules().packages.baseAllowed;
-        return loadValidator({ rules: rules(), declaredPackages: [], installedPackages: new Set(base) });
-      }
+      const { loadValidator } = await import('../../layers/validator/validator.ts');
+      return loadValidator({ rules: rules(), ...packagesOrBase() });
     }),
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),

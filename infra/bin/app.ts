@@ -4,9 +4,9 @@
  * context, and builds the stack. Nothing here needs AWS credentials or Docker.
  */
 import { App } from 'aws-cdk-lib';
-import { stageImageContext } from '../../r-image/stage-context.ts';
 import { buildApp, DEFAULT_PATHS } from '../lib/app.ts';
 import { CONTEXT_OVERRIDES, resolveDeploymentConfig, type ContextOverrides } from '../lib/config.ts';
+import { stageImageContext } from '../lib/image-context.ts';
 
 const app = new App();
 const context = (key: string): string | undefined => {

@@ -45,6 +45,19 @@ export interface BindingLimits {
   readonly dataframes: { readonly maxCount: number };
 }
 
+/**
+ * A schema that depends on the rules' limits, built once per rules object: both functions parse
+ * every request or event against one, and zod schemas are costly to build.
+ */
+export function limitedByRules<T>(build: (limits: BindingLimits) => T): (limits: BindingLimits) => T {
+  const built = new WeakMap<BindingLimits, T>();
+  return (limits) => {
+    let schema = built.get(limits);
+    if (schema === undefined) built.set(limits, (schema = build(limits)));
+    return schema;
+  };
+}
+
 /** `variables`: at most maxCount of them, arrays and strings within the rules' sizes. */
 export function limitedVariablesSchema(limits: BindingLimits) {
   const { maxCount, maxArrayLength, maxStringBytes } = limits.variables;
@@ -123,6 +136,14 @@ export const ExecuteEventSchema = z.strictObject({
 });
 export type ExecuteEvent = z.infer<typeof ExecuteEventSchema>;
 export type ExecuteEventInput = z.input<typeof ExecuteEventSchema>;
+
+/** ExecuteEvent with the rules' binding limits, the same the validate function applied to the request. */
+export const executeEventSchema = limitedByRules((limits) =>
+  ExecuteEventSchema.extend({
+    variables: limitedVariablesSchema(limits).default([]),
+    dataframes: limitedDataframesSchema(ResolvedDataframeSchema, limits).default([]),
+  }).superRefine(refineDistinctNames),
+);
 
 export const ExecuteStatusSchema = z.enum(['ok', 'error', 'rejected']);
 

@@ -2,17 +2,23 @@
 #
 # Usage: Rscript --vanilla runner.R RULES_FILE WORKDIR   (the nonce arrives on stdin, one line)
 #
-# This file only loads runner-main.R from the same directory. Rscript's file REPL reads one large
-# top-level expression several hundred milliseconds slower than parse() does, and the runner is
-# one large local({...}) so that nothing of it is reachable from globalenv().
+# This file only evaluates the runner's parts, one job each, into one private environment and
+# calls main() (main.R). That environment's parent is package:base, so every name the runner
+# itself looks up (c, paste0, file.rename, ...) resolves in base before globalenv() and the search
+# path, where a script's attach(), library() or setClass() could put a look-alike; and nothing of
+# it is reachable from globalenv(), the parent of the script's environment. The parts are parsed
+# with parse(): Rscript's file REPL reads large top-level expressions much more slowly.
 local({
   file_arg <- grep("^--file=", commandArgs(trailingOnly = FALSE), value = TRUE)
   if (length(file_arg) != 1L) stop("jube-r runner: run me with Rscript runner.R")
   here <- dirname(normalizePath(sub("^--file=", "", file_arg)))
-  main <- parse(file.path(here, "runner-main.R"), keep.source = FALSE, encoding = "UTF-8")
-  # Evaluated in an environment whose parent is package:base, so every name the runner itself looks
-  # up (c, paste0, file.rename, ...) resolves in base before globalenv() and the search path,
-  # where a script's attach(), library() or setClass() could put a look-alike.
-  for (expr in main) eval(expr, new.env(parent = baseenv()))
+  runner <- new.env(parent = baseenv())
+  parts <- c(
+    "policy.R", "envelope.R", "parse-data.R", "revalidate.R", "mask.R", "harden.R", "inputs.R", "evaluate.R", "main.R"
+  )
+  for (part in parts) {
+    for (expr in parse(file.path(here, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)
+  }
+  runner$main(commandArgs(trailingOnly = TRUE))
 })
 invisible(NULL)

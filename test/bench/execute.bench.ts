@@ -5,6 +5,7 @@
  * own start-up is not counted), measured interleaved in this one run. Target: handler <= 1.25x
  * bare Rscript.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/handler.ts';
@@ -38,9 +39,11 @@ cat(stats::median(t) * 1000)`;
 export async function run(): Promise<void> {
   const config = readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '60' });
   const base = readRuntimePaths();
-  const handlers: [string, ExecuteHandler][] = [['handler (sandbox none)', createExecuteHandler({ config, paths: { ...base, sandbox: 'none' } })]];
+  // The bench prints its own table; the handlers' invocation lines would only interleave with it.
+  const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
+  const handlers: [string, ExecuteHandler][] = [['handler (sandbox none)', createExecuteHandler({ config, logger, paths: { ...base, sandbox: 'none' } })]];
   if ((await resolveSandbox('auto')).kind === 'bwrap') {
-    handlers.push(['handler (bwrap)', createExecuteHandler({ config, paths: { ...base, sandbox: 'bwrap' } })]);
+    handlers.push(['handler (bwrap)', createExecuteHandler({ config, logger, paths: { ...base, sandbox: 'bwrap' } })]);
   }
   for (const { name, code } of CASES) {
     const samples = new Map<string, number[]>();

@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadValidator } from '../../functions/validate/core/validator.ts';
+import { loadManifest } from '../../layers/packages/manifest.ts';
+import { manifestPackages } from '../../layers/validator/package-lists.ts';
+import { loadValidator } from '../../layers/validator/validator.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
 
@@ -93,7 +95,7 @@ export async function run(): Promise<void> {
   let large = '';
   while (Buffer.byteLength(large) + Buffer.byteLength(all) + 1 <= rules.script.maxBytes) large += `${all}\n`;
 
-  const validate = await loadValidator();
+  const validate = await loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()) });
   const parser = await getParser();
   for (let i = 0; i < 50; i += 1) validate(small);
   const dir = mkdtempSync(join(tmpdir(), 'jube-bench-'));

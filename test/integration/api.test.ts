@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
-import { ErrorBodySchema } from '../../functions/validate/http/error-response.ts';
-import { HealthResponseSchema, PackagesResponseSchema } from '../../functions/validate/routes/schemas.ts';
+import { ErrorBodySchema, HealthResponseSchema, PackagesResponseSchema } from '../../layers/contract/api.ts';
 import { ValidationResultSchema } from '../../layers/contract/validation.ts';
 import { postJson, request, startStack, type RunningStack } from './local-stack.ts';
 

@@ -1,6 +1,6 @@
 /** Variables reach R as data, of every allowed type; bad events are refused before R starts. */
 import { describe, expect, it } from 'vitest';
-import { InvalidExecuteEventError } from '../../functions/execute/handler.ts';
+import { InvalidExecuteEventError } from '../../functions/execute/event.ts';
 import { acceptEverything, harness } from './helpers.ts';
 
 const h = harness();

@@ -1,7 +1,8 @@
 /** Shared set-up for the runner tier: the real execute handler with host R and small limits. */
+import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/execute.ts';
-import type { Validator } from '../../functions/validate/core/validator.ts';
+import type { Validator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from '../../functions/execute/handler.ts';
 import { readRuntimePaths, type SandboxMode } from '../../functions/execute/runtime-paths.ts';
 
@@ -24,6 +25,7 @@ export function harness(
   const paths = { ...readRuntimePaths(), sandbox: options.sandbox ?? 'none' };
   const handler = createExecuteHandler({
     config: testConfig(options.env),
+    logger: new Logger({ serviceName: 'jube-r-test', logLevel: 'SILENT' }),
     ...options,
     paths,
     onRunReport: (report) => reports.push(report),

@@ -8,10 +8,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadValidator } from '../../functions/validate/core/validator.ts';
+import { loadManifest } from '../../layers/packages/manifest.ts';
+import { loadRules } from '../../layers/rules/rules.ts';
+import { manifestPackages } from '../../layers/validator/package-lists.ts';
+import { loadValidator } from '../../layers/validator/validator.ts';
 import { acceptEverything, harness } from './helpers.ts';
 
-const validator = await loadValidator();
+const validator = await loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()) });
 const h = harness({ validator });
 const permissive = harness({ validator: acceptEverything });
 // Where a successful attack would leave its mark: outside any workdir, so a leftover is visible.

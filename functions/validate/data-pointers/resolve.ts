@@ -14,7 +14,8 @@ import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import { createLocalPointerStore } from './local-resolver.ts';
 import { isValidPointer, isValidTenant } from './pointer.ts';
 import { createS3PointerStore } from './s3-resolver.ts';
-import type { DataframeRequest, DataPointerResolver, LocatedTable, PointerStore, ResolveOutcome } from './types.ts';
+import type { DataframeRequest } from '../../../layers/contract/api.ts';
+import type { DataPointerResolver, LocatedTable, PointerStore, ResolveOutcome } from './types.ts';
 
 export { DATA_POINTER_UNRESOLVED_MESSAGE } from './types.ts';
 

@@ -2,16 +2,8 @@
  * Data pointers: how a caller names a table it wants bound as a dataframe. A pointer resolves
  * only inside the caller's tenant; every way of not resolving is one indistinguishable outcome.
  */
-import { z } from 'zod';
-import { RNameSchema, type ResolvedDataframe } from '../../../layers/contract/execute.ts';
-
-/** The /execute body's view: the pointer is only a bounded string here, so a malformed one gets
- * the same generic DATA_POINTER_UNRESOLVED as a missing one instead of a distinguishable 400. */
-export const DataframeRequestSchema = z.strictObject({
-  name: RNameSchema,
-  dataPointer: z.string().max(4096),
-});
-export type DataframeRequest = z.infer<typeof DataframeRequestSchema>;
+import type { DataframeRequest } from '../../../layers/contract/api.ts';
+import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 
 /** The one message for every unresolved pointer; the HTTP layer must use exactly this. */
 export const DATA_POINTER_UNRESOLVED_MESSAGE = 'One or more data pointers could not be resolved for this tenant; nothing was run.';

@@ -1,14 +1,9 @@
 /**
- * The API's faults as small named classes. Each carries a stable `code`; the HTTP status is
- * chosen once, at the edge (error-response.ts), never where the error is thrown.
+ * The API's faults as small named classes. Each carries a stable `code` of the contract
+ * (layers/contract/api.ts); the HTTP status is chosen once, at the edge (error-response.ts),
+ * never where the error is thrown.
  */
-import type { ErrorCode } from './error-response.ts';
-
-/** One problem in a request body, addressed by a path such as `variables[2].value`. */
-export interface FieldIssue {
-  readonly path: string;
-  readonly message: string;
-}
+import type { ErrorCode, FieldIssue } from '../../../layers/contract/api.ts';
 
 /** The base of every fault the API answers with its own code; anything else is INTERNAL. */
 export abstract class ApiError extends Error {

@@ -4,7 +4,8 @@
  * INVALID_REQUEST (everything else, each problem with its path and what to send instead).
  */
 import type { z } from 'zod';
-import { InvalidRequestError, UnknownFieldError, type FieldIssue } from './errors.ts';
+import type { FieldIssue } from '../../../layers/contract/api.ts';
+import { InvalidRequestError, UnknownFieldError } from './errors.ts';
 
 /** `['variables', 2, 'value']` -> `variables[2].value`. */
 export function formatPath(path: readonly PropertyKey[]): string {

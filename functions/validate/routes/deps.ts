@@ -8,10 +8,10 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { PackageManifest } from '../../../layers/packages/manifest.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
-import type { Validator } from '../core/validator.ts';
+import type { Validator } from '../../../layers/validator/validator.ts';
 import type { DataPointerResolver } from '../data-pointers/types.ts';
 import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
-import type { SandboxStatus } from './schemas.ts';
+import type { SandboxStatus } from '../../../layers/contract/api.ts';
 
 export interface ApiDeps {
   readonly config: ServiceConfig;

@@ -3,13 +3,13 @@
  * the execute function; it is answered here as `status: "rejected"` in the full response shape.
  */
 import { clampTimeoutSeconds } from '../../../layers/config/service-config.ts';
+import { executeRequestSchema, type DataframeRequest } from '../../../layers/contract/api.ts';
 import type { ExecuteResponse, ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/errors.ts';
 import { parseBody } from '../http/parse-body.ts';
-import { DATA_POINTER_UNRESOLVED_MESSAGE, type DataframeRequest } from '../data-pointers/types.ts';
+import { DATA_POINTER_UNRESOLVED_MESSAGE } from '../data-pointers/types.ts';
 import type { ApiDeps } from './deps.ts';
-import { executeRequestSchema } from './schemas.ts';
 
 export interface ExecuteCall {
   readonly body: unknown;

@@ -2,7 +2,7 @@
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
-import type { HealthResponse, Limits, SandboxStatus } from './schemas.ts';
+import type { HealthResponse, Limits } from '../../../layers/contract/api.ts';
 
 export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
   return {
@@ -29,11 +29,6 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
     rlimitOpenFiles: config.rlimits.openFiles,
     rlimitProcesses: config.rlimits.processes,
   };
-}
-
-/** The layers the deployment declares (JUBE_R_SANDBOX_LAYERS), if it declares any. */
-export function configuredSandbox(config: ServiceConfig): SandboxStatus | undefined {
-  return config.sandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.sandboxLayers] };
 }
 
 export async function health(deps: ApiDeps): Promise<HealthResponse> {

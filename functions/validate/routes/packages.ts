@@ -1,6 +1,6 @@
 /** GET /packages: every installed R package with its version, from the generated manifest. */
 import type { ApiDeps } from './deps.ts';
-import type { PackagesResponse } from './schemas.ts';
+import type { PackagesResponse } from '../../../layers/contract/api.ts';
 
 export function packages(deps: ApiDeps): PackagesResponse {
   const manifest = deps.manifest();

@@ -1,15 +1,6 @@
-/** The API's routes: one method each; an unknown path is 404, a known path with another method 405. */
+/** Matches a request to one of the contract's routes: an unknown path is 404, a known path with another method 405. */
+import { ROUTES, type Route } from '../../../layers/contract/api.ts';
 import { MethodNotAllowedError, RouteNotFoundError } from '../http/errors.ts';
-
-export const ROUTES = {
-  '/health': { method: 'GET', name: 'health', body: false },
-  '/packages': { method: 'GET', name: 'packages', body: false },
-  '/validate': { method: 'POST', name: 'validate', body: true },
-  '/execute': { method: 'POST', name: 'execute', body: true },
-} as const;
-
-export type Route = (typeof ROUTES)[keyof typeof ROUTES];
-export type RouteName = Route['name'];
 
 const isRoutePath = (path: string): path is keyof typeof ROUTES => Object.hasOwn(ROUTES, path);
 

@@ -2,7 +2,7 @@
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { parseBody } from '../http/parse-body.ts';
 import type { ApiDeps } from './deps.ts';
-import { ValidateRequestSchema } from './schemas.ts';
+import { ValidateRequestSchema } from '../../../layers/contract/api.ts';
 
 export async function validate(deps: ApiDeps, body: unknown): Promise<ValidationResult> {
   const { script } = parseBody(ValidateRequestSchema, body);

@@ -10,7 +10,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ESM_REQUIRE_BANNER, TREE_SITTER_WASM_FILES } from '../esm-bundle.ts';
+import { TREE_SITTER_WASM_FILES } from '../../../layers/parser/wasm-files.ts';
+import { ESM_REQUIRE_BANNER } from '../esm-bundle.ts';
 import { functionIdentity } from './function-identity.ts';
 
 /** Repository-relative files copied beside the bundle (the loaders' default locations). */

@@ -11,8 +11,8 @@ import { ExecuteEventSchema } from '../../../layers/contract/execute.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { lowerCaseHeaders } from '../../../functions/validate/http/ingress.ts';
 import { tenantOf } from '../../../functions/validate/http/tenant.ts';
-import { executeRequestSchema, ValidateRequestSchema } from '../../../functions/validate/routes/schemas.ts';
-import { matchRoute, ROUTES } from '../../../functions/validate/routes/table.ts';
+import { executeRequestSchema, ROUTES, ValidateRequestSchema } from '../../../layers/contract/api.ts';
+import { matchRoute } from '../../../functions/validate/routes/table.ts';
 import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
 
 /** The parts of an API Gateway REST proxy event the validate handler reads. */

@@ -3,7 +3,7 @@
  * shapes the fast walk must report exactly what the full reference walk reports.
  */
 import { describe, expect, it } from 'vitest';
-import { findCandidates, mergeInterests } from '../../../functions/validate/core/candidates.ts';
+import { findCandidates, mergeInterests } from '../../../layers/validator/candidates.ts';
 import { findings, fullWalkValidator, validator } from './support.ts';
 
 describe('candidate pre-scan', () => {

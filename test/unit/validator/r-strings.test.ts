@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeName, decodeStringLiteral } from '../../../functions/validate/core/r-strings.ts';
+import { decodeName, decodeStringLiteral } from '../../../layers/validator/r-strings.ts';
 
 describe('R literal decoding', () => {
   it.each([

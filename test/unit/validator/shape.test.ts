@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkShape } from '../../../functions/validate/core/shape.ts';
+import { checkShape } from '../../../layers/validator/shape.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { validate } from './support.ts';
 

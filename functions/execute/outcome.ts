@@ -1,0 +1,30 @@
+/**
+ * What one run came to, as a value (STYLE.md item 4): run-in-workdir.ts produces it, response.ts
+ * turns it into the ExecuteResponse. Nothing a script does makes the run throw; it ends in one of
+ * these kinds.
+ */
+import type { CapturedOutput } from './caps.ts';
+import type { RunnerEnvelope } from './envelope.ts';
+
+export type ExecuteOutcome =
+  /** The dataframes could not be staged; R never started. `message` is safe to show the caller. */
+  | { readonly kind: 'not-staged'; readonly message: string }
+  /** The handler's backstop killed the process group before R wrote its envelope. */
+  | {
+      readonly kind: 'killed';
+      readonly afterMs: number;
+      /** The invocation's remaining time, not the script's limit plus grace, set the deadline. */
+      readonly byRemainingTime: boolean;
+      readonly output: CapturedOutput;
+    }
+  /** R ended without a trustworthy envelope (crash, signal, quit(), a forged or missing file). */
+  | {
+      readonly kind: 'no-envelope';
+      readonly reason: string;
+      readonly exitCode: number | null;
+      readonly signal: string | null;
+      readonly stderrTail: string;
+      readonly output: CapturedOutput;
+    }
+  /** The runner's envelope, nonce checked: the script was rejected by R, ran, or failed. */
+  | { readonly kind: 'envelope'; readonly envelope: RunnerEnvelope; readonly output: CapturedOutput };

@@ -1,0 +1,21 @@
+/**
+ * What the local Lambda endpoint needs from whatever runs the execute function (in this process
+ * or in the image's container): an invocation answered the way Lambda's Invoke API reports it,
+ * a payload or a function error.
+ */
+export type InvokeOutcome =
+  | { readonly ok: true; readonly payload: unknown }
+  | { readonly ok: false; readonly errorType: string; readonly errorMessage: string };
+
+export interface InvokeContext {
+  readonly requestId: string;
+  /** The function's configured timeout; the runtime must answer (or fail) within it. */
+  readonly timeoutMs: number;
+}
+
+export interface ExecuteRuntime {
+  readonly kind: 'process' | 'container';
+  invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome>;
+  /** Stops everything the runtime started; no R process may outlive it. */
+  close(): Promise<void>;
+}

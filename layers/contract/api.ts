@@ -1,0 +1,158 @@
+/**
+ * The HTTP contract (DESIGN.md section 2) in one module: the routes, the request and response
+ * bodies of each as zod schemas, the stable error codes with their HTTP statuses, and the one
+ * error body. docs/openapi.yaml is checked against it (test/unit/api/openapi.test.ts). Every
+ * object is strict, so an unknown field anywhere is an error rather than silently ignored.
+ */
+import { z } from 'zod';
+import {
+  ExecuteResponseSchema,
+  limitedByRules,
+  limitedDataframesSchema,
+  limitedVariablesSchema,
+  refineDistinctNames,
+  RNameSchema,
+} from './execute.ts';
+import { ValidationResultSchema } from './validation.ts';
+import { SandboxRulesSchema } from '../rules/rules.ts';
+
+/** The API's routes: one method each; an unknown path is 404, a known path with another method 405. */
+export const ROUTES = {
+  '/health': { method: 'GET', name: 'health', body: false },
+  '/packages': { method: 'GET', name: 'packages', body: false },
+  '/validate': { method: 'POST', name: 'validate', body: true },
+  '/execute': { method: 'POST', name: 'execute', body: true },
+} as const;
+
+export type Route = (typeof ROUTES)[keyof typeof ROUTES];
+export type RouteName = Route['name'];
+
+export const ValidateRequestSchema = z.strictObject({
+  script: z.string(),
+});
+export type ValidateRequest = z.infer<typeof ValidateRequestSchema>;
+
+/** The /execute body's view: the pointer is only a bounded string here, so a malformed one gets
+ * the same generic DATA_POINTER_UNRESOLVED as a missing one instead of a distinguishable 400. */
+export const DataframeRequestSchema = z.strictObject({
+  name: RNameSchema,
+  dataPointer: z.string().max(4096),
+});
+export type DataframeRequest = z.infer<typeof DataframeRequestSchema>;
+
+/** The /execute body, with the count and size limits taken from the rules file. */
+export const executeRequestSchema = limitedByRules((limits) =>
+  z
+    .strictObject({
+      script: z.string(),
+      timeoutSeconds: z.number().optional(),
+      variables: limitedVariablesSchema(limits).optional(),
+      dataframes: limitedDataframesSchema(DataframeRequestSchema, limits).optional(),
+    })
+    .superRefine(refineDistinctNames),
+);
+export type ExecuteRequest = z.infer<ReturnType<typeof executeRequestSchema>>;
+
+const count = z.number().int().min(0);
+
+/** GET /health `limits`: every limit of this deployment, from readServiceConfig and the rules file, in one flat list. */
+export const LimitsSchema = z.strictObject({
+  scriptTimeoutSecondsDefault: count,
+  scriptTimeoutSecondsMax: count,
+  killGraceSeconds: count,
+  maxInflightExecute: count,
+  maxRequestBodyBytes: count,
+  maxConsoleOutputBytes: count,
+  maxErrorBytes: count,
+  maxWarnings: count,
+  maxWarningBytes: count,
+  maxResultBytes: count,
+  maxVariables: count,
+  maxVariableArrayLength: count,
+  maxVariableStringBytes: count,
+  maxDataframes: count,
+  maxDataframeBytes: count,
+  maxDataframesTotalBytes: count,
+  maxScriptBytes: count,
+  maxScriptNestingDepth: count,
+  rlimitAddressSpaceBytes: count,
+  rlimitFileSizeBytes: count,
+  rlimitOpenFiles: count,
+  rlimitProcesses: count,
+});
+export type Limits = z.infer<typeof LimitsSchema>;
+
+/** GET /health `sandbox`: which defense layers this deployment reports as active. */
+export const SandboxStatusSchema = z.strictObject({
+  /** Where the list came from: the deployment's configuration or the local execute side's detection. */
+  source: z.enum(['config', 'detected', 'unknown']),
+  layers: z.array(z.string()),
+});
+export type SandboxStatus = z.infer<typeof SandboxStatusSchema>;
+
+export const HealthResponseSchema = z.strictObject({
+  status: z.literal('ok'),
+  service: z.literal('jube-r'),
+  version: z.string(),
+  rVersion: z.string(),
+  uptimeSeconds: z.number().min(0),
+  rules: SandboxRulesSchema,
+  limits: LimitsSchema,
+  sandbox: SandboxStatusSchema,
+});
+export type HealthResponse = z.infer<typeof HealthResponseSchema>;
+
+export const PackagesResponseSchema = z.strictObject({
+  rVersion: z.string(),
+  packages: z.array(z.strictObject({ name: z.string(), version: z.string(), source: z.enum(['packages.R', 'base']) })),
+});
+export type PackagesResponse = z.infer<typeof PackagesResponseSchema>;
+
+export { ValidationResultSchema as ValidateResponseSchema, ExecuteResponseSchema };
+
+/** Every stable error code, with its status (docs/api.md lists the same table). */
+export const ERROR_STATUS = {
+  INVALID_JSON: 400,
+  INVALID_REQUEST: 400,
+  UNKNOWN_FIELD: 400,
+  INVALID_TENANT: 400,
+  NOT_FOUND: 404,
+  /** 404 like an object one may not see: the same answer whether malformed, stale, missing or not yours. */
+  DATA_POINTER_UNRESOLVED: 404,
+  METHOD_NOT_ALLOWED: 405,
+  BODY_TOO_LARGE: 413,
+  DATAFRAME_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+  EXECUTE_FAILED: 502,
+  THROTTLED: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const FieldIssueSchema = z.strictObject({ path: z.string(), message: z.string() });
+/** One problem in a request body, addressed by a path such as `variables[2].value`. */
+export type FieldIssue = Readonly<z.infer<typeof FieldIssueSchema>>;
+
+/** The one error body shape, for every status. */
+export const ErrorBodySchema = z.strictObject({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  requestId: z.string(),
+  /** Per-field problems for INVALID_REQUEST and UNKNOWN_FIELD. */
+  issues: z.array(FieldIssueSchema).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+/** What a caller is told for a 5xx: never the cause, always the request id to quote. */
+const GENERIC_5XX: Readonly<Record<number, string>> = {
+  500: 'internal error; quote the requestId when reporting it',
+  502: 'the execute function failed to produce a result; quote the requestId when reporting it',
+  503: 'the execute function is at its concurrency limit; retry after the Retry-After interval',
+};
+
+/** The caller-facing message for `code`: `message` below 500, the generic wording from 500 up. */
+export function callerMessage(code: ErrorCode, message: string | undefined): string {
+  const status = ERROR_STATUS[code];
+  return status < 500 && message !== undefined ? message : (GENERIC_5XX[status] ?? GENERIC_5XX[500]!);
+}

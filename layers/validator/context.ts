@@ -1,0 +1,234 @@
+/**
+ * What every check and lint rule sees: the rules compiled once into sets, the node being
+ * visited with its ancestors' frames (the walk annotates each frame with the few facts the checks
+ * need: operator, callee, argument name, assignment-target flag), and a sink for findings.
+ */
+import type { Node, Point } from 'web-tree-sitter';
+import type { SandboxRules } from '../rules/rules.ts';
+import { allowedPackages, forbiddenSymbolIndex } from '../rules/rules.ts';
+import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
+import type { Interest } from './candidates.ts';
+import { decodeName, decodeStringLiteral } from './r-strings.ts';
+
+/** The tree-sitter-r node kinds the checks name (node-types.json of @davisvaughan/tree-sitter-r). */
+export const NodeKind = {
+  program: 'program',
+  identifier: 'identifier',
+  string: 'string',
+  call: 'call',
+  arguments: 'arguments',
+  argument: 'argument',
+  parameter: 'parameter',
+  binaryOperator: 'binary_operator',
+  unaryOperator: 'unary_operator',
+  namespaceOperator: 'namespace_operator',
+  extractOperator: 'extract_operator',
+  subset: 'subset',
+  subset2: 'subset2',
+  forStatement: 'for_statement',
+  float: 'float',
+  integer: 'integer',
+} as const;
+export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
+
+/** The rules as sets and maps, built once per validator. */
+export interface CompiledRules {
+  readonly forbidden: ReadonlyMap<string, string>;
+  readonly blockedOperators: ReadonlyMap<string, string>;
+  readonly loaders: ReadonlySet<string>;
+  readonly loaderNamedArguments: ReadonlySet<string>;
+  readonly allowedPackages: ReadonlySet<string>;
+  readonly blockedPackages: ReadonlyMap<string, string>;
+  readonly installedPackages: ReadonlySet<string>;
+  readonly installedPackageList: readonly string[];
+  readonly optionFunctions: ReadonlySet<string>;
+  readonly deniedOptions: ReadonlySet<string>;
+  readonly higherOrder: ReadonlySet<string>;
+  readonly functionArgumentNames: ReadonlySet<string>;
+  /** Every "prefix" such that "prefix.rest" is forbidden: a generic of that name could dispatch to it. */
+  readonly forbiddenGenericPrefixes: ReadonlySet<string>;
+  /** Every "rest" such that "prefix.rest" is forbidden: an object of that class could dispatch to it. */
+  readonly forbiddenClassSuffixes: ReadonlySet<string>;
+  /** Every X such that the replacement function `X<-` is forbidden (`body(f) <- v`). */
+  readonly forbiddenReplacementBases: ReadonlySet<string>;
+}
+
+export function compileRules(
+  rules: SandboxRules,
+  declared: readonly string[],
+  installed: ReadonlySet<string>,
+): CompiledRules {
+  const forbidden = forbiddenSymbolIndex(rules);
+  const prefixes = new Set<string>();
+  const replacementBases = new Set<string>();
+  const suffixes = new Set<string>();
+  for (const symbol of forbidden.keys()) {
+    if (symbol.endsWith('<-')) replacementBases.add(symbol.slice(0, -2));
+    for (let i = symbol.indexOf('.', 1); i > 0; i = symbol.indexOf('.', i + 1)) {
+      prefixes.add(symbol.slice(0, i));
+      if (i + 1 < symbol.length) suffixes.add(symbol.slice(i + 1));
+    }
+  }
+  return {
+    forbidden,
+    blockedOperators: new Map(rules.blockedOperators.map((o) => [o.operator, o.why])),
+    loaders: new Set(rules.packageLoaders),
+    loaderNamedArguments: new Set(rules.packageLoaderArguments.allowedNamedArguments),
+    allowedPackages: allowedPackages(rules, declared),
+    blockedPackages: new Map(rules.packages.blocked.map((p) => [p.name, p.why])),
+    installedPackages: installed,
+    installedPackageList: [...installed].sort(),
+    optionFunctions: new Set(rules.options.functions),
+    deniedOptions: new Set(rules.options.deniedNames),
+    higherOrder: new Set(rules.higherOrderFunctions.names),
+    functionArgumentNames: new Set(rules.higherOrderFunctions.functionArgumentNames),
+    forbiddenGenericPrefixes: prefixes,
+    forbiddenClassSuffixes: suffixes,
+    forbiddenReplacementBases: replacementBases,
+  };
+}
+
+/** Facts about one node on the path from the root to the visited node; reused between nodes. */
+export interface Frame {
+  type: string;
+  field: string | null;
+  /** Operator token of an operator node ('<-', '::', '$', '~', ...). */
+  op: string;
+  /** call: the called name (decoded) when the function is a name, a string or pkg::name; else ''. */
+  callee: string;
+  /** call: the pkg of pkg::name as the function; namespace_operator: its package. */
+  calleePackage: string;
+  /** namespace_operator: the decoded name on its right. */
+  nsName: string;
+  /** argument: its decoded name, '' when positional. */
+  argName: string;
+  /** The node is an assignment target (or on the way to one, as in `body(f) <- v`). */
+  target: boolean;
+  /** binary_operator assignment whose target is `class(x)`/`oldClass(x)`: its value names classes. */
+  assignsClass: boolean;
+  /** Inside the value given as an object's class (argument `class =`, or `class(x) <- value`). */
+  classValue: boolean;
+}
+
+export const newFrame = (): Frame => ({
+  type: '',
+  field: null,
+  op: '',
+  callee: '',
+  calleePackage: '',
+  nsName: '',
+  argName: '',
+  target: false,
+  assignsClass: false,
+  classValue: false,
+});
+
+/** The visited node, read through the walk's cursor; valid only during the visit. */
+export interface Visit {
+  readonly type: string;
+  readonly field: string | null;
+  readonly depth: number;
+  readonly frame: Frame;
+  /** The frame `up` levels above the visited node (1 = parent), if any. */
+  ancestor(up: number): Frame | undefined;
+  text(): string;
+  node(): Node;
+}
+
+export interface Findings {
+  readonly rules: CompiledRules;
+  error(code: ValidationErrorCode, message: string, symbol?: string, at?: Point): void;
+  lint(message: string, at?: Point): void;
+}
+
+export interface Check {
+  /** One line on what the check rejects and why (docs, /health). */
+  readonly summary: string;
+  readonly nodeTypes: readonly NodeKind[];
+  /**
+   * The tokens whose nodes this check must see (the fast walk visits only those): every
+   * finding the check can report must stand on, or be the call of, a token named here.
+   */
+  readonly interest: (rules: CompiledRules) => Interest;
+  readonly visit: (visit: Visit, findings: Findings) => void;
+}
+
+export interface LintRule {
+  readonly summary: string;
+  readonly severity: LintFinding['severity'];
+  readonly nodeTypes: readonly NodeKind[];
+  /** As for Check. */
+  readonly interest: (rules: CompiledRules) => Interest;
+  readonly visit: (visit: Visit, findings: Findings) => void;
+}
+
+const ASSIGN_LEFT = new Set(['<-', '<<-', '=', ':=']);
+const ASSIGN_RIGHT = new Set(['->', '->>']);
+
+/** Whether `field` of an operator node with token `op` is the name being assigned to. */
+export const isAssignmentTarget = (op: string, field: string | null): boolean =>
+  (field === 'lhs' && ASSIGN_LEFT.has(op)) || (field === 'rhs' && ASSIGN_RIGHT.has(op));
+
+/**
+ * How a name (identifier, or string in a name slot) is used where it stands: only 'call' and
+ * 'reference' read a binding; the others are names R never looks up as a function or value.
+ */
+export type NameRole = 'call' | 'reference' | 'binding' | 'argument-name' | 'parameter' | 'field' | 'package';
+
+export function nameRole(visit: Visit): NameRole {
+  const parent = visit.ancestor(1);
+  if (!parent) return 'reference';
+  const field = visit.field;
+  switch (parent.type) {
+    case NodeKind.call:
+      return field === 'function' ? 'call' : 'reference';
+    case NodeKind.argument:
+      return field === 'name' ? 'argument-name' : 'reference';
+    case NodeKind.parameter:
+      return field === 'name' ? 'parameter' : 'reference';
+    case NodeKind.extractOperator:
+      return field === 'rhs' ? 'field' : 'reference';
+    case NodeKind.namespaceOperator:
+      if (field === 'lhs') return 'package';
+      return parent.field === 'function' && visit.ancestor(2)?.type === NodeKind.call ? 'call' : 'reference';
+    case NodeKind.binaryOperator:
+      return isAssignmentTarget(parent.op, field) ? 'binding' : 'reference';
+    case NodeKind.forStatement:
+      return field === 'variable' ? 'binding' : 'reference';
+    default:
+      return 'reference';
+  }
+}
+
+/**
+ * Whether a string literal stands where R expects a function and would resolve it by name:
+ * the function of a call (`"system"(...)`), an argument of a higher-order function
+ * (`sapply(x, "system")`, `purrr::map(x, "system")`), or a function-valued argument (`FUN = "system"`).
+ */
+export function stringNamesFunction(visit: Visit, rules: CompiledRules): boolean {
+  const parent = visit.ancestor(1);
+  if (!parent) return false;
+  if (parent.type === NodeKind.call) return visit.field === 'function';
+  if (parent.type !== NodeKind.argument || visit.field !== 'value') return false;
+  if (rules.functionArgumentNames.has(parent.argName)) return true;
+  const call = visit.ancestor(3);
+  return call?.type === NodeKind.call && rules.higherOrder.has(call.callee);
+}
+
+/** A name written literally: an identifier (maybe backquoted) or a string, decoded; else undefined. */
+export function literalName(node: Node | null | undefined): string | undefined {
+  if (!node) return undefined;
+  if (node.type === NodeKind.identifier) return decodeName(node.text);
+  if (node.type === NodeKind.string) return decodeStringLiteral(node.text);
+  return undefined;
+}
+
+/**
+ * The name a node hands around as a function value without calling it: an identifier read as a
+ * value (`f <- options`), or a string where R resolves a function by name (`sapply(x, "library")`).
+ */
+export function functionValueName(visit: Visit, rules: CompiledRules): string | undefined {
+  if (visit.type === NodeKind.identifier) return nameRole(visit) === 'reference' ? decodeName(visit.text()) : undefined;
+  if (visit.ancestor(1)?.type === NodeKind.call || !stringNamesFunction(visit, rules)) return undefined;
+  return decodeStringLiteral(visit.text());
+}

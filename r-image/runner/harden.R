@@ -1,0 +1,127 @@
+# Hardening below the mask (defense in depth when an environment leaks anyway), and the one place
+# the sandbox is armed just before the script.
+#
+# R looks a function named by a string up in the caller's frame: match.fun() in lapply() called
+# from ave() (stats) or outer() called from kronecker() (base) resolves the script's string in a
+# package namespace, not in the mask. And formula("(...)") or lm("y ~ ...") parse a string and
+# evaluate it in a package frame. So, just before the script runs, the runner rebinds (in the
+# namespaces and attached package environments where they live):
+# - match.fun (and rlang's as_function, as rlang loads): refuses a forbidden name given as a
+#   string or symbol;
+# - stats' formula.character (the method every string-to-formula conversion goes through):
+#   refuses formula text naming a forbidden symbol or using a blocked operator;
+# - grDevices' pdf: refuses a file name starting with "|", which R's PDF device opens as a pipe
+#   to a shell command (ggsave(device = "pdf"), dev.print() and dev.copy2pdf() all come here);
+# - base's dyn.load: loads shared objects from R's installed libraries only (e1071::tune(METHOD =
+#   "dyn.load") reached it with a file the script wrote);
+#   (sys.source stays: loadNamespace() runs every package's loader through it)
+# - the functions that start processes, open sockets, change the time limit or run code from a
+#   file (policy$deep_stubbed): stubs. R's own code never needs them during an analysis.
+# What stays reachable from a leaked environment is .Internal() on a constructed call
+# (docs/sandbox-rules.md, residual risks); the OS layers bound that.
+
+hardened_packages <- c("base", "utils", "stats", "methods", "grDevices", "graphics", "tools")
+
+rebind <- function(env, name, value) {
+  locked <- bindingIsLocked(name, env)
+  if (locked) unlockBinding(name, env)
+  assign(name, value, envir = env)
+  if (locked) lockBinding(name, env)
+}
+
+# Every environment holding the package's bindings: the namespace and, if attached, package:<name>.
+package_envs <- function(pkg) {
+  if (!(pkg %in% loadedNamespaces())) return(list())
+  envs <- list(if (pkg == "base") .BaseNamespaceEnv else asNamespace(pkg))
+  attached <- paste0("package:", pkg)
+  if (attached %in% search()) envs[[2L]] <- as.environment(attached)
+  envs
+}
+
+# A function of the name match.fun() was given: NULL, or what it must return instead of looking
+# the name up (refusing forbidden names, answering the mask's safe replacements).
+name_guard <- function(policy) {
+  function(FUN) { # nolint: object_name_linter. match.fun()'s own argument name.
+    if ((is.character(FUN) && length(FUN) == 1L && !is.na(FUN)) || is.symbol(FUN)) {
+      name <- as.character(FUN)
+      if (name %in% policy$forbidden) forbidden_stub(name)()
+      if (name %in% names(safe_replacements)) return(safe_replacements[[name]]$fun)
+    }
+    NULL
+  }
+}
+
+# A copy of a function that resolves a name (`arg`) to a function, asking `guard` first.
+guarded_lookup <- function(fun, arg, guard) {
+  copy <- fun
+  body(copy) <- call("{", call("<-", quote(.jube_safe), as.call(list(guard, as.name(arg)))),
+    quote(if (!is.null(.jube_safe)) return(.jube_safe)), body(fun))
+  copy
+}
+
+formula_guard <- function(policy) {
+  function(x) {
+    if (!is.character(x)) return(invisible())
+    code <- tryCatch(str2expression(x), error = function(e) NULL)
+    names <- unique(unlist(lapply(code, all.names)))
+    bad <- names[names %in% c(policy$forbidden, policy$blocked_operators)]
+    if (length(bad) > 0L) {
+      refuse(sprintf("'%s' is not available in jube-r, not even inside a formula given as a string", bad[[1L]]))
+    }
+  }
+}
+
+check_device_file <- function(file) {
+  if (is.character(file) && any(grepl("^[[:space:]]*[|]", file))) {
+    refuse(paste(
+      "a graphics file name starting with '|' pipes the output to a shell command,",
+      "which is not available in jube-r"
+    ))
+  }
+}
+
+# R's libraries as they were before the script could write anything: the only places a shared
+# object may be loaded from (library.dynam() loads every package's DLL through dyn.load()).
+library_roots <- unique(normalizePath(c(.libPaths(), R.home()), mustWork = FALSE))
+check_dll_path <- function(x) {
+  path <- if (is.character(x) && length(x) == 1L && !is.na(x)) normalizePath(x, mustWork = FALSE) else ""
+  if (!any(startsWith(path, paste0(library_roots, "/")))) {
+    refuse("dyn.load() of a file outside R's installed libraries is not available in jube-r")
+  }
+}
+
+harden_runtime <- function(policy) {
+  for (pkg in hardened_packages) {
+    for (env in package_envs(pkg)) {
+      for (name in policy$deep_stubbed) {
+        if (exists(name, envir = env, inherits = FALSE)) rebind(env, name, forbidden_stub(name))
+      }
+    }
+  }
+  guard <- name_guard(policy)
+  for (env in package_envs("base")) rebind(env, "match.fun", guarded_lookup(base::match.fun, "FUN", guard))
+  # rlang::as_function("name") looks the name up from globalenv(), past the mask (tidyr's
+  # values_transform = "dget" ran a file). rlang loads with dplyr, tidyr, purrr or ggplot2, after
+  # this point: patch it as it loads, before those packages copy it into their imports.
+  patch_rlang <- function(...) {
+    ns <- asNamespace("rlang")
+    rebind(ns, "as_function", guarded_lookup(get("as_function", envir = ns), "x", guard))
+  }
+  setHook(packageEvent("rlang", "onLoad"), patch_rlang)
+  if ("rlang" %in% loadedNamespaces()) patch_rlang()
+  for (env in package_envs("base")) rebind(env, "dyn.load", guarded_copy(base::dyn.load, check_dll_path, "x"))
+  pdf <- guarded_copy(get("pdf", envir = asNamespace("grDevices")), check_device_file, "file")
+  for (env in package_envs("grDevices")) rebind(env, "pdf", pdf)
+  stats_ns <- asNamespace("stats")
+  formula_character <- guarded_copy(get("formula.character", envir = stats_ns), formula_guard(policy), "x")
+  rebind(stats_ns, "formula.character", formula_character)
+  s3_table <- get(".__S3MethodsTable__.", envir = stats_ns)
+  rebind(s3_table, "formula.character", formula_character)
+}
+
+# The last step before the script's first expression (evaluate.R): the inputs are bound, the time
+# limit is set, nothing of the runner that needs more than file writes runs after it. Containment
+# one-way switches (the native capability library's arming call) belong here and nowhere else.
+arm_sandbox <- function() {
+  invisible(NULL)
+}

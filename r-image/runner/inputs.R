@@ -1,0 +1,25 @@
+# The call's inputs, bound as data in the script's environment (never pasted into R source):
+# variables from input.json, dataframes from the CSV files the handler staged in the workdir.
+
+# JSON arrays become vectors, numbers doubles, `[]` logical(0).
+as_r_value <- function(value) {
+  if (is.list(value)) {
+    if (length(value) == 0L) return(logical(0))
+    value <- unlist(value, use.names = FALSE)
+  }
+  if (is.integer(value)) value <- as.double(value)
+  value
+}
+
+bind_inputs <- function(env, input, workdir) {
+  for (variable in input$variables) assign(variable$name, as_r_value(variable$value), envir = env)
+  if (length(input$dataframes) > 0L) {
+    read_table <- if (requireNamespace("data.table", quietly = TRUE)) {
+      fread <- get("fread", envir = asNamespace("data.table"))
+      function(path) fread(file = path, data.table = FALSE, stringsAsFactors = FALSE, showProgress = FALSE)
+    } else {
+      function(path) utils::read.csv(path, stringsAsFactors = FALSE, check.names = FALSE)
+    }
+    for (df in input$dataframes) assign(df$name, read_table(file.path(workdir, df$file)), envir = env)
+  }
+}

@@ -1,0 +1,31 @@
+# One invocation: Rscript --vanilla runner.R RULES_FILE WORKDIR, the nonce on stdin (one line).
+# WORKDIR holds script.R and input.json (written by the execute handler); this writes
+# WORKDIR/envelope.json. stdout is only console text.
+
+from_json <- get("fromJSON", envir = asNamespace("jsonlite"))
+
+read_nonce <- function() {
+  stdin_con <- file("stdin")
+  nonce <- readLines(stdin_con, n = 1L, warn = FALSE)
+  close(stdin_con)
+  if (length(nonce) != 1L || !nzchar(nonce)) stop("jube-r runner: no nonce on stdin")
+  nonce
+}
+
+main <- function(args) {
+  rules_file <- args[[1L]]
+  workdir <- args[[2L]]
+  envelope_path <- file.path(workdir, "envelope.json")
+  header <- envelope_header(read_nonce(), paste(R.version$major, R.version$minor, sep = "."))
+  # simplifyVector = FALSE: jsonlite's simplification costs ~40 ms of start-up on every run.
+  rules <- from_json(rules_file, simplifyVector = FALSE)
+  input <- from_json(file.path(workdir, "input.json"), simplifyVector = FALSE)
+  policy <- compile_policy(rules, input$allowedPackages)
+
+  checked <- check_script(file.path(workdir, "script.R"), policy, input$treeSitterSymbols)
+  if (length(checked$errors) > 0L) {
+    write_envelope(envelope_path, header, rejection_fields(checked$errors))
+    return(invisible())
+  }
+  write_envelope(envelope_path, header, evaluate_script(checked$exprs, policy, input, workdir))
+}

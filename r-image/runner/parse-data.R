@@ -1,0 +1,79 @@
+# R's parse data for the re-validation (revalidate.R): the script's tokens in document order, the
+# value of a string literal, and the arguments of a call as the parser sees them.
+
+base_ns <- baseenv()
+
+strip_quotes <- function(text) {
+  n <- nchar(text)
+  quote_char <- substr(text, 1L, 1L)
+  quoted <- n >= 2L & quote_char %in% c("`", "\"", "'") & substr(text, n, n) == quote_char
+  text[quoted] <- substr(text[quoted], 2L, n[quoted] - 1L)
+  text
+}
+
+# A string literal's value, escapes included; falls back to the stripped text.
+string_value <- function(text) {
+  value <- tryCatch(eval(str2lang(text), base_ns), error = function(e) NULL)
+  if (is.character(value) && length(value) == 1L) value else strip_quotes(text)
+}
+
+# The script's expressions and parse data, terminal tokens in document order; or the parse error.
+parse_script <- function(script_path) {
+  exprs <- tryCatch(parse(script_path, keep.source = TRUE, encoding = "UTF-8"), error = function(e) e)
+  if (inherits(exprs, "error")) return(list(error = exprs))
+  pd <- utils::getParseData(exprs, includeText = TRUE)
+  if (is.null(pd)) pd <- data.frame(token = character(), text = character(), terminal = logical())
+  tokens <- pd[pd$terminal, , drop = FALSE]
+  tokens <- tokens[order(tokens$line1, tokens$col1), , drop = FALSE]
+  list(
+    exprs = exprs, pd = pd, tokens = tokens,
+    previous_token = c("", tokens$token[-nrow(tokens)]),
+    next_token = c(tokens$token[-1L], "")
+  )
+}
+
+children_of <- function(pd, id) {
+  kids <- pd[pd$parent == id, , drop = FALSE]
+  kids[order(kids$line1, kids$col1), , drop = FALSE]
+}
+
+# The call whose function name is the i-th token: its arguments and where it is.
+call_site <- function(parsed, i) {
+  pd <- parsed$pd
+  by_id <- function(id) pd[match(id, pd$id), , drop = FALSE]
+  call_id <- by_id(by_id(parsed$tokens$parent[[i]])$parent)$id
+  list(args = call_arguments(pd, call_id), line = parsed$tokens$line1[[i]], col = parsed$tokens$col1[[i]])
+}
+
+# The arguments of the call expression `call_id`: name (if any), the token of a literal value,
+# its text and position.
+call_arguments <- function(pd, call_id) {
+  kids <- children_of(pd, call_id)
+  out <- list()
+  pending_name <- NULL
+  seen_open <- FALSE
+  for (k in seq_len(nrow(kids))) {
+    tok <- kids$token[[k]]
+    if (!seen_open) {
+      if (tok == "'('") seen_open <- TRUE
+      next
+    }
+    if (tok %in% c("SYMBOL_SUB", "STR_CONST") && k < nrow(kids) && kids$token[[k + 1L]] == "EQ_SUB") {
+      pending_name <- strip_quotes(kids$text[[k]])
+    } else if (tok == "expr") {
+      inner <- pd[pd$parent == kids$id[[k]], , drop = FALSE]
+      literal <- if (nrow(inner) == 1L && inner$terminal[[1L]]) inner$token[[1L]] else "expr"
+      out[[length(out) + 1L]] <- list(
+        name = pending_name, token = literal, text = if (nrow(inner) == 1L) inner$text[[1L]] else "",
+        line = kids$line1[[k]], col = kids$col1[[k]]
+      )
+      pending_name <- NULL
+    } else if (tok %in% c("','", "')'") && !is.null(pending_name)) {
+      out[[length(out) + 1L]] <- list(
+        name = pending_name, token = "empty", text = "", line = kids$line1[[k]], col = kids$col1[[k]]
+      )
+      pending_name <- NULL
+    }
+  }
+  out
+}

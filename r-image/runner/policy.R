@@ -1,0 +1,28 @@
+# The policy: the rules file (layers/rules/sandbox-rules.json) and this run's allowed packages,
+# as the name vectors the re-validation, the mask and the hardening read. Everything below is
+# driven by these vectors, so a new forbidden symbol or category needs no change to the runner.
+
+strings <- function(x) as.character(unlist(x, use.names = FALSE))
+
+# The process and network functions, and the ones that lift the time limit or run code from a
+# file, are also stubbed below the mask (harden.R): R's own code never needs them during an analysis.
+deep_stub_categories <- c("process", "network")
+deep_stub_extra <- c(
+  "setTimeLimit", "setSessionTimeLimit", "source", "dget", "Sweave", "Stangle", "evalSource", "insertSource"
+)
+
+compile_policy <- function(rules, allowed_packages) {
+  deep_stubbed <- lapply(rules$forbiddenSymbols[deep_stub_categories], function(category) strings(category$symbols))
+  list(
+    forbidden = unique(unlist(lapply(rules$forbiddenSymbols, function(category) strings(category$symbols)))),
+    blocked_operators = vapply(rules$blockedOperators, function(b) b$operator, character(1)),
+    loaders = strings(rules$packageLoaders),
+    loader_args = c("package", strings(rules$packageLoaderArguments$allowedNamedArguments)),
+    allowed_packages = unlist(allowed_packages),
+    hof_names = strings(rules$higherOrderFunctions$names),
+    fun_arg_names = strings(rules$higherOrderFunctions$functionArgumentNames),
+    option_functions = strings(rules$options$functions),
+    denied_options = strings(rules$options$deniedNames),
+    deep_stubbed = unique(c(unlist(deep_stubbed, use.names = FALSE), deep_stub_extra))
+  )
+}

@@ -1,0 +1,196 @@
+# Re-validation with R's own parser (DESIGN.md section 3, layer 4): the same rules as the
+# TypeScript validator, on getParseData()'s tokens. Each rule is one entry of a registry below,
+# testable on its own (test/runner/r/test-revalidate.R); a script any rule refuses never runs.
+
+new_findings <- function() {
+  errors <- list()
+  list(
+    add = function(code, message, line, column, symbol = NULL) {
+      err <- list(
+        code = code, message = message, line = max(1L, as.integer(line)), column = max(1L, as.integer(column))
+      )
+      if (!is.null(symbol)) err$symbol <- symbol
+      errors[[length(errors) + 1L]] <<- err
+    },
+    errors = function() errors
+  )
+}
+
+# Every rule of the registries below, or the ones named in `only`. `tree_sitter_symbols` is
+# tree-sitter's symbol list from input.json (NULL when tree-sitter found a syntax error).
+check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL) {
+  findings <- new_findings()
+  add <- findings$add
+  selected <- function(rules) if (is.null(only)) rules else rules[intersect(names(rules), only)]
+  parsed <- parse_script(script_path)
+  if (!is.null(parsed$error)) {
+    report_parse_error(parsed$error, tree_sitter_symbols, add)
+    return(list(exprs = NULL, errors = findings$errors()))
+  }
+  if (is.null(only) || "parser_agreement" %in% only) check_parser_agreement(parsed, tree_sitter_symbols, add)
+  token_rules_here <- selected(token_rules)
+  for (i in seq_len(nrow(parsed$tokens))) {
+    tok <- parsed$tokens$token[[i]]
+    for (rule in token_rules_here) if (tok %in% rule$tokens) rule$check(parsed, i, policy, add)
+  }
+  call_rules_here <- selected(call_rules)
+  for (i in which(parsed$tokens$token == "SYMBOL_FUNCTION_CALL")) {
+    name <- strip_quotes(parsed$tokens$text[[i]])
+    for (rule in call_rules_here) {
+      if (name %in% rule$names(policy)) {
+        rule$check(name, call_site(parsed, i), policy, add)
+        break
+      }
+    }
+  }
+  list(exprs = parsed$exprs, errors = findings$errors())
+}
+
+report_parse_error <- function(error, tree_sitter_symbols, add) {
+  msg <- conditionMessage(error)
+  pos <- regmatches(msg, regexec(":([0-9]+):([0-9]+):", msg))[[1L]]
+  line <- if (length(pos) == 3L) as.integer(pos[[2L]]) else 1L
+  column <- if (length(pos) == 3L) as.integer(pos[[3L]]) else 1L
+  add("SYNTAX_ERROR", paste("R could not parse the script:", cap_string(msg, 2000L)), line, column)
+  if (!is.null(tree_sitter_symbols)) {
+    add("PARSER_DISAGREEMENT", "tree-sitter parsed the script but R did not", line, column)
+  }
+}
+
+# The cross-check: the same symbol inventory as layers/parser/symbol-inventory.ts.
+symbol_token_types <- c("SYMBOL", "SYMBOL_FUNCTION_CALL", "SYMBOL_SUB", "SYMBOL_FORMALS", "SYMBOL_PACKAGE", "SLOT")
+check_parser_agreement <- function(parsed, tree_sitter_symbols, add) {
+  tokens <- parsed$tokens
+  r_symbols <- strip_quotes(tokens$text[tokens$token %in% symbol_token_types])
+  r_symbols <- r_symbols[!(r_symbols == "..." | grepl("^\\.\\.[0-9]+$", r_symbols))]
+  if (is.null(tree_sitter_symbols)) {
+    add("PARSER_DISAGREEMENT", "R parsed the script but tree-sitter reported a syntax error", 1L, 1L)
+    return(invisible())
+  }
+  ts_symbols <- as.character(unlist(tree_sitter_symbols))
+  if (!identical(sort(r_symbols, method = "radix"), sort(ts_symbols, method = "radix"))) {
+    add("PARSER_DISAGREEMENT", "R's parser and tree-sitter read different symbols in this script", 1L, 1L)
+  }
+}
+
+# ---- token rules: check(parsed, i, policy, add) for the i-th token ------------------------------
+
+is_metadata_name <- function(name) startsWith(name, ".__")
+
+check_forbidden_symbol <- function(parsed, i, policy, add) {
+  # x$name and x@name select a field; they do not look anything up.
+  if (parsed$previous_token[[i]] %in% c("'$'", "'@'")) return(invisible())
+  name <- strip_quotes(parsed$tokens$text[[i]])
+  line <- parsed$tokens$line1[[i]]
+  col <- parsed$tokens$col1[[i]]
+  if (name %in% policy$forbidden) {
+    add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", name), line, col, name)
+  } else if (is_metadata_name(name)) {
+    add("FORBIDDEN_SYMBOL", sprintf(paste(
+      "'%s' is package metadata (S4 method tables and class definitions hold environments)",
+      "and not allowed in jube-r scripts"
+    ), name), line, col, name)
+  }
+}
+
+check_blocked_operator <- function(parsed, i, policy, add) {
+  text <- parsed$tokens$text[[i]]
+  if (text %in% policy$blocked_operators) {
+    add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed", text),
+      parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], text)
+  }
+}
+
+check_namespace_package <- function(parsed, i, policy, add) {
+  pkg <- strip_quotes(parsed$tokens$text[[i]])
+  if (!(pkg %in% policy$allowed_packages)) {
+    add("PACKAGE_NOT_ALLOWED", sprintf("package '%s' is not available to jube-r scripts", pkg),
+      parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], pkg)
+  }
+}
+
+# A string where a name is looked up: after `::`, called, or given where a function is expected.
+check_string_as_name <- function(parsed, i, policy, add) {
+  value <- string_value(parsed$tokens$text[[i]])
+  line <- parsed$tokens$line1[[i]]
+  col <- parsed$tokens$col1[[i]]
+  after_ns_get <- parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT")
+  if (after_ns_get && (value %in% policy$forbidden || is_metadata_name(value))) {
+    add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", value), line, col, value)
+  } else if (parsed$next_token[[i]] == "'('") {
+    add("FORBIDDEN_STRING_FUNCTION", "a string may not be called as a function", line, col, value)
+  } else if (value %in% policy$forbidden && string_passed_as_function(parsed, i, policy)) {
+    add("FORBIDDEN_STRING_FUNCTION", sprintf("'%s' may not be passed as a function name", value), line, col, value)
+  }
+}
+
+# A forbidden name as a string is as good as the symbol where a function is expected: an
+# argument of a higher-order function, or a named function argument (FUN = "system").
+string_passed_as_function <- function(parsed, i, policy) {
+  pd <- parsed$pd
+  wrapper <- pd[match(parsed$tokens$parent[[i]], pd$id), , drop = FALSE]
+  call <- pd[match(wrapper$parent, pd$id), , drop = FALSE]
+  if (nrow(call) != 1L || is.na(call$id)) return(FALSE)
+  kids <- children_of(pd, call$id)
+  head <- kids[1L, , drop = FALSE]
+  head_tokens <- pd[pd$parent == head$id, , drop = FALSE]
+  fn <- strip_quotes(head_tokens$text[head_tokens$token == "SYMBOL_FUNCTION_CALL"])
+  if (length(fn) == 1L && fn %in% policy$hof_names) return(TRUE)
+  at <- match(wrapper$id, kids$id)
+  if (!is.na(at) && at >= 3L && kids$token[[at - 1L]] == "EQ_SUB") {
+    arg_name <- strip_quotes(kids$text[[at - 2L]])
+    if (arg_name %in% policy$fun_arg_names) return(TRUE)
+  }
+  FALSE
+}
+
+# ---- call rules: check(name, site, policy, add) for a call of one of names(policy) --------------
+
+check_loader_call <- function(name, site, policy, add) {
+  positional <- Filter(function(a) is.null(a$name) || a$name == "package", site$args)
+  for (arg in site$args) {
+    if (!is.null(arg$name) && !(arg$name %in% policy$loader_args)) {
+      add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() may not be given '%s'", name, arg$name), arg$line, arg$col, arg$name)
+    }
+  }
+  if (length(positional) != 1L || !(positional[[1L]]$token %in% c("SYMBOL", "STR_CONST"))) {
+    add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name exactly one package literally", name), site$line, site$col)
+    return(invisible())
+  }
+  pkg <- strip_quotes(positional[[1L]]$text)
+  if (positional[[1L]]$token == "STR_CONST") pkg <- string_value(positional[[1L]]$text)
+  if (!(pkg %in% policy$allowed_packages)) {
+    message <- sprintf("package '%s' is not available to jube-r scripts", pkg)
+    add("PACKAGE_NOT_ALLOWED", message, site$line, site$col, pkg)
+  }
+}
+
+check_options_call <- function(name, site, policy, add) {
+  for (arg in site$args) {
+    if (!is.null(arg$name)) {
+      if (arg$name %in% policy$denied_options) {
+        add("OPTION_NOT_ALLOWED", sprintf("option '%s' may not be set", arg$name), arg$line, arg$col, arg$name)
+      }
+    } else if (!identical(arg$token, "STR_CONST")) {
+      add("OPTION_NOT_ALLOWED", "options() must be given its settings by name", arg$line, arg$col)
+    }
+  }
+}
+
+# ---- the registries: rule id -> what it looks at and its check ----------------------------------
+
+# The token sets are disjoint, so each token meets at most one rule and errors stay in document order.
+token_rules <- list(
+  forbidden_symbol = list(tokens = c("SYMBOL", "SYMBOL_FUNCTION_CALL"), check = check_forbidden_symbol),
+  blocked_operator = list(
+    tokens = c("LEFT_ASSIGN", "RIGHT_ASSIGN", "NS_GET_INT", "NS_GET"), check = check_blocked_operator
+  ),
+  namespace_package = list(tokens = "SYMBOL_PACKAGE", check = check_namespace_package),
+  string_as_name = list(tokens = "STR_CONST", check = check_string_as_name)
+)
+
+# The first rule naming a called function checks that call.
+call_rules <- list(
+  package_loader = list(names = function(policy) policy$loaders, check = check_loader_call),
+  options = list(names = function(policy) policy$option_functions, check = check_options_call)
+)

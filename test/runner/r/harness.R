@@ -1,0 +1,65 @@
+# Table tests for the R runner's parts, run without Node (lintr lists allowed and refused snippets
+# the same way). Usage: Rscript --vanilla harness.R test-<part>.R
+# Each case prints one JSON line {"name", "ok", "message"?}; test/runner/runner-r.test.ts runs every
+# test file and reports each case. The runner's parts are loaded exactly as runner.R loads them.
+
+args <- commandArgs(trailingOnly = TRUE)
+here <- dirname(normalizePath(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))))
+repo_root <- normalizePath(file.path(here, "..", "..", ".."))
+runner_dir <- file.path(repo_root, "r-image", "runner")
+
+# The part files runner.R evaluates, in its order: its string constants naming a .R file.
+runner_parts <- function() {
+  pd <- utils::getParseData(parse(file.path(runner_dir, "runner.R"), keep.source = TRUE))
+  strings <- pd$text[pd$token == "STR_CONST"]
+  sub("^\"(.*)\"$", "\\1", strings[grepl("^\"[a-z-]+[.]R\"$", strings)])
+}
+
+# A fresh runner environment (parent package:base), as runner.R builds it, without calling main().
+load_runner <- function() {
+  runner <- new.env(parent = baseenv())
+  for (part in runner_parts()) {
+    for (expr in parse(file.path(runner_dir, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)
+  }
+  runner
+}
+
+rules <- jsonlite::fromJSON(file.path(repo_root, "layers", "rules", "sandbox-rules.json"), simplifyVector = FALSE)
+test_packages <- c(unlist(rules$packages$baseAllowed), "dplyr", "data.table", "jsonlite")
+
+results <- list()
+case <- function(name, expr) {
+  failure <- tryCatch({
+    force(expr)
+    NULL
+  }, error = function(e) conditionMessage(e))
+  result <- list(name = name, ok = is.null(failure))
+  if (!is.null(failure)) result$message <- failure
+  results[[length(results) + 1L]] <<- result
+}
+
+check <- function(ok, message) if (!isTRUE(ok)) stop(message, call. = FALSE)
+expect_true <- function(x) check(x, sprintf("expected TRUE, got %s", deparse1(x)))
+expect_identical <- function(actual, expected) {
+  check(identical(actual, expected), sprintf("expected %s, got %s", deparse1(expected), deparse1(actual)))
+}
+expect_error <- function(expr, pattern) {
+  message <- tryCatch({
+    force(expr)
+    NULL
+  }, error = function(e) conditionMessage(e))
+  check(!is.null(message), sprintf("expected an error matching '%s', got none", pattern))
+  check(grepl(pattern, message), sprintf("expected an error matching '%s', got '%s'", pattern, message))
+}
+
+# A script's text as the file the runner reads.
+script_file <- function(text) {
+  path <- tempfile(fileext = ".R")
+  writeLines(text, path, useBytes = TRUE)
+  path
+}
+
+# Not sys.source(): it turns keep.parse.data off while it runs, and the re-validation needs R's parse data.
+test_env <- new.env(parent = globalenv())
+for (expr in parse(file.path(here, args[[1L]]), keep.source = FALSE, encoding = "UTF-8")) eval(expr, test_env)
+for (result in results) cat(jsonlite::toJSON(result, auto_unbox = TRUE), "\n", sep = "")

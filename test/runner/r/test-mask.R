@@ -1,0 +1,56 @@
+# mask.R: what the script's environment sees in place of forbidden names and of the functions
+# that would run a shell command or hand out an environment.
+runner <- load_runner()
+policy <- runner$compile_policy(rules, test_packages)
+mask <- runner$make_mask(policy)
+in_script <- function(text) eval(str2lang(text), new.env(parent = mask))
+refused <- function(text) {
+  class(tryCatch(in_script(text), error = function(e) e))[[1L]]
+}
+
+case("every forbidden name is a stub that refuses with a classed error", {
+  for (name in policy$forbidden) {
+    expect_error(get(name, envir = mask)(), sprintf("'%s' is not available in jube-r", name))
+  }
+  expect_identical(refused("system('id')"), "jube_forbidden_error")
+})
+for (text in c("stats:::median(1)", "base:::system('id')")) {
+  case(sprintf("::: refuses %s", text), expect_error(in_script(text), "':::' is not available"))
+}
+case(":: refuses a package that is not allowed", {
+  expect_error(in_script("callr::r"), "package 'callr' is not available")
+})
+case(":: refuses a forbidden name", expect_error(in_script("base::system"), "'system' is not available"))
+case(":: refuses an exported environment", expect_error(in_script("base::.AutoloadEnv"), "is an environment"))
+case(":: answers the runner's safe replacement", {
+  expect_identical(in_script("base::attr"), runner$safe_attr)
+  expect_identical(in_script("data.table::fread"), runner$safe_fread)
+})
+case(":: passes anything else through", expect_identical(in_script("stats::median"), stats::median))
+
+case("the mask binds every safe replacement of an allowed package", {
+  for (name in names(runner$safe_replacements)) {
+    expect_identical(get(name, envir = mask, inherits = FALSE), runner$safe_replacements[[name]]$fun)
+  }
+})
+case("a replacement of a package that is not allowed is left out of the mask", {
+  narrow <- runner$make_mask(runner$compile_policy(rules, c("base", "utils", "methods")))
+  expect_identical(exists("fread", envir = narrow, inherits = FALSE), FALSE)
+})
+
+env_holder <- structure(1, where = globalenv())
+case("attr() refuses an environment-valued attribute and reads the others", {
+  expect_error(runner$safe_attr(env_holder, "where"), "attribute 'where' holds an environment")
+  expect_identical(runner$safe_attr(structure(1, a = 2), "a"), 2)
+})
+case("attributes() drops environment-valued attributes", {
+  expect_identical(names(runner$safe_attributes(structure(env_holder, b = 1))), "b")
+})
+case("new() refuses an environment class", expect_error(in_script("new('environment')"), "environment class"))
+case("data() refuses another library", expect_error(in_script("data(iris, lib.loc = '/tmp')"), "lib.loc"))
+case("loadNamespace() loads but returns nothing", expect_identical(in_script("loadNamespace('stats')"), NULL))
+case("fread() refuses a command and accepts literal text", {
+  expect_error(runner$safe_fread(cmd = "id"), "shell command")
+  expect_error(runner$safe_fread("id"), "shell command")
+  expect_identical(nrow(runner$safe_fread("a,b\n1,2\n")), 1L)
+})

@@ -1,0 +1,115 @@
+# revalidate.R: each rule of the R re-validation on its own (check_script(only = <rule id>)),
+# allowed and refused snippets side by side, then the rules together.
+runner <- load_runner()
+policy <- runner$compile_policy(rules, test_packages)
+
+# "CODE:symbol" (or "CODE") for each error, in the order the runner reports them.
+errors_of <- function(text, only = NULL, tree_sitter_symbols = list()) {
+  checked <- runner$check_script(script_file(text), policy, tree_sitter_symbols, only = only)
+  vapply(checked$errors, function(e) if (is.null(e$symbol)) e$code else paste0(e$code, ":", e$symbol), "")
+}
+
+rule_table <- function(rule, allowed, refused) {
+  for (text in allowed) case(sprintf("%s allows %s", rule, text), expect_identical(errors_of(text, rule), character()))
+  for (text in names(refused)) {
+    case(sprintf("%s refuses %s", rule, text), expect_identical(errors_of(text, rule), refused[[text]]))
+  }
+}
+
+rule_table("forbidden_symbol",
+  allowed = c("x <- mean(1:3)", "x$system", "x@system", "list(system = 1)"),
+  refused = list(
+    "system('id')" = "FORBIDDEN_SYMBOL:system",
+    "f <- system" = "FORBIDDEN_SYMBOL:system",
+    "`system`('id')" = "FORBIDDEN_SYMBOL:system",
+    "base::system('id')" = "FORBIDDEN_SYMBOL:system",
+    "lapply(1, get)" = "FORBIDDEN_SYMBOL:get",
+    "x <- .__T__show" = "FORBIDDEN_SYMBOL:.__T__show"
+  )
+)
+
+rule_table("blocked_operator",
+  allowed = c("x <- 1", "1 -> x", "stats::median(1)"),
+  refused = list(
+    "x <<- 1" = "BLOCKED_OPERATOR:<<-",
+    "1 ->> x" = "BLOCKED_OPERATOR:->>",
+    "stats:::median(1)" = "BLOCKED_OPERATOR::::"
+  )
+)
+
+rule_table("namespace_package",
+  allowed = c("stats::median(1)", "dplyr::filter", "`data.table`::fread"),
+  refused = list("evilpkg::f()" = "PACKAGE_NOT_ALLOWED:evilpkg", "callr::r(f)" = "PACKAGE_NOT_ALLOWED:callr")
+)
+
+rule_table("string_as_name",
+  allowed = c("paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')"),
+  refused = list(
+    "'system'('id')" = "FORBIDDEN_STRING_FUNCTION:system",
+    "'mean'(1)" = "FORBIDDEN_STRING_FUNCTION:mean",
+    "lapply(1, 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
+    "ave(x, 1, FUN = 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
+    "c(FUN = 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
+    "base::'system'" = "FORBIDDEN_SYMBOL:system",
+    "x <- \"sys\\x74em\"('id')" = "FORBIDDEN_STRING_FUNCTION:system"
+  )
+)
+
+rule_table("package_loader",
+  allowed = c("library(dplyr)", "library('stats')", "requireNamespace('dplyr', quietly = TRUE)"),
+  refused = list(
+    "library(evilpkg)" = "PACKAGE_NOT_ALLOWED:evilpkg",
+    "require('callr')" = "PACKAGE_NOT_ALLOWED:callr",
+    "library(dplyr, lib.loc = '/tmp')" = "PACKAGE_LOADER_ARGUMENT:lib.loc",
+    "library(pkg, character.only = TRUE)" = c("PACKAGE_LOADER_ARGUMENT:character.only", "PACKAGE_NOT_ALLOWED:pkg"),
+    "library(paste0('dp', 'lyr'))" = "PACKAGE_LOADER_ARGUMENT",
+    "library()" = "PACKAGE_LOADER_ARGUMENT"
+  )
+)
+
+rule_table("options",
+  allowed = c("options(digits = 3)", "options('digits')", "getOption('warn')"),
+  refused = list(
+    "options(warn = 2)" = "OPTION_NOT_ALLOWED:warn",
+    "options(editor = 'vi', digits = 3)" = "OPTION_NOT_ALLOWED:editor",
+    "options(list(error = quote(q())))" = "OPTION_NOT_ALLOWED"
+  )
+)
+
+case("parser_agreement allows the same symbols in any order", {
+  expect_identical(errors_of("y <- f(x)", "parser_agreement", list("x", "f", "y")), character())
+})
+case("parser_agreement refuses a different symbol list", {
+  expect_identical(errors_of("y <- f(x)", "parser_agreement", list("f", "y")), "PARSER_DISAGREEMENT")
+})
+case("parser_agreement refuses a script tree-sitter could not parse (no symbol list)", {
+  expect_identical(errors_of("y <- 1", "parser_agreement", NULL), "PARSER_DISAGREEMENT")
+})
+case("a script R cannot parse is a syntax error, and a disagreement when tree-sitter parsed it", {
+  expect_identical(errors_of("x <- (", tree_sitter_symbols = NULL), "SYNTAX_ERROR")
+  expect_identical(errors_of("x <- (", tree_sitter_symbols = list("x")), c("SYNTAX_ERROR", "PARSER_DISAGREEMENT"))
+})
+case("a syntax error points at R's line and column", {
+  err <- runner$check_script(script_file("x <- 1\ny <- )"), policy, NULL)$errors[[1L]]
+  expect_identical(c(err$line, err$column), c(2L, 6L))
+})
+
+case("every registered rule has a table here", {
+  tested <- c(
+    "forbidden_symbol", "blocked_operator", "namespace_package", "string_as_name", "package_loader", "options"
+  )
+  expect_identical(sort(c(names(runner$token_rules), names(runner$call_rules))), sort(tested))
+})
+case("all rules together: token findings in document order, then calls", {
+  text <- "library(evilpkg)\nx <<- system('id')\noptions(warn = 2)"
+  expect_identical(
+    errors_of(text, tree_sitter_symbols = list("library", "evilpkg", "x", "system", "options", "warn")),
+    c("BLOCKED_OPERATOR:<<-", "FORBIDDEN_SYMBOL:system", "PACKAGE_NOT_ALLOWED:evilpkg", "OPTION_NOT_ALLOWED:warn")
+  )
+})
+case("an accepted script comes back parsed, with its source references", {
+  checked <- runner$check_script(script_file("x <- 1\nprint(x)"), policy, list("x", "print", "x"))
+  expect_identical(length(checked$errors), 0L)
+  expect_identical(length(checked$exprs), 2L)
+  expect_true(!is.null(attr(checked$exprs, "srcref")))
+})

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidExecuteEventError, parseExecuteEvent } from '../../../functions/execute/event.ts';
+import { loadRules } from '../../../layers/rules/rules.ts';
+
+const rules = loadRules();
+const event = (extra: Record<string, unknown> = {}) => ({ script: '1', timeoutSeconds: 5, ...extra });
+
+describe('the execute event', () => {
+  it('accepts a minimal event and fills the defaults', () => {
+    expect(parseExecuteEvent(event(), rules)).toEqual({ script: '1', timeoutSeconds: 5, variables: [], dataframes: [] });
+  });
+
+  it.each([
+    { name: 'no script', input: { timeoutSeconds: 5 } },
+    { name: 'a zero timeout', input: event({ timeoutSeconds: 0 }) },
+    { name: 'an unknown field', input: event({ env: {} }) },
+    { name: 'a null variable', input: event({ variables: [{ name: 'x', value: null }] }) },
+    { name: 'a non-syntactic name', input: event({ variables: [{ name: 'a-b', value: 1 }] }) },
+    { name: 'a reserved word', input: event({ variables: [{ name: 'TRUE', value: 1 }] }) },
+    { name: '..1', input: event({ variables: [{ name: '..1', value: 1 }] }) },
+    { name: 'an array too long', input: event({ variables: [{ name: 'x', value: Array(rules.variables.maxArrayLength + 1).fill(1) }] }) },
+    { name: 'a string too long', input: event({ variables: [{ name: 'x', value: 'x'.repeat(rules.variables.maxStringBytes + 1) }] }) },
+    { name: 'a name bound twice', input: event({ variables: [{ name: 'x', value: 1 }], dataframes: [{ name: 'x', source: { kind: 'file', path: '/a.csv' }, bytes: 1 }] }) },
+    { name: 'too many dataframes', input: event({ dataframes: Array.from({ length: rules.dataframes.maxCount + 1 }, (_, i) => ({ name: `d${i}`, source: { kind: 'file', path: '/a.csv' }, bytes: 1 })) }) },
+    { name: 'not an object', input: 'script' },
+  ])('refuses $name with a named error', ({ input }) => {
+    expect(() => parseExecuteEvent(input, rules)).toThrow(InvalidExecuteEventError);
+  });
+});

@@ -1,0 +1,124 @@
+/** Outcome + envelope + captured output -> the /execute response, without R (response.ts). */
+import { describe, expect, it } from 'vitest';
+import type { CapturedOutput } from '../../../functions/execute/caps.ts';
+import type { RunnerEnvelope } from '../../../functions/execute/envelope.ts';
+import type { ExecuteOutcome } from '../../../functions/execute/outcome.ts';
+import { executeResponse, rejectedResponse, type ResponseLimits } from '../../../functions/execute/response.ts';
+
+const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
+const limits: ResponseLimits = { timeoutSeconds: 5, killGraceSeconds: 2, caps: { errorBytes: 64, warnings: 2, warningBytes: 32 } };
+const output = (extra: Partial<CapturedOutput> = {}): CapturedOutput => ({
+  consoleOutput: '[1] 2\n',
+  truncated: false,
+  result: { kind: 'none' },
+  ...extra,
+});
+const envelope = (extra: Partial<RunnerEnvelope> = {}): ExecuteOutcome => ({
+  kind: 'envelope',
+  output: output(),
+  envelope: { nonce: 'n', rVersion: '4.5.0', status: 'ok', error: null, warnings: [], timedOut: false, ...extra },
+});
+
+describe('a run that wrote its envelope', () => {
+  it('answers ok with the console, the envelope R version and no truncated field', () => {
+    // Act
+    const response = executeResponse(envelope(), limits, base);
+    // Assess
+    expect(response).toEqual({
+      status: 'ok', consoleOutput: '[1] 2\n', error: null, warnings: [], timedOut: false,
+      durationMs: 42, rVersion: '4.5.0', timestamp: base.timestamp,
+    });
+  });
+
+  it("passes the script's error and R's own timeout through", () => {
+    const response = executeResponse(envelope({ status: 'error', error: 'script exceeded its 5 s limit (R time limit)', timedOut: true }), limits, base);
+    expect(response).toMatchObject({ status: 'error', error: 'script exceeded its 5 s limit (R time limit)', timedOut: true });
+  });
+
+  it('caps the error and the warnings and says it did', () => {
+    const response = executeResponse(envelope({ status: 'error', error: 'e'.repeat(100), warnings: ['a', 'b', 'c'] }), limits, base);
+    expect(response.error).toBe('e'.repeat(64));
+    expect(response.warnings).toEqual(['a', 'b']);
+    expect(response.truncated).toBe(true);
+  });
+
+  it('marks warnings the runner already dropped as truncated', () => {
+    expect(executeResponse(envelope({ warnings: ['a'], warningsDropped: 3 }), limits, base).truncated).toBe(true);
+  });
+
+  it("answers R's rejection with its validation errors and no console", () => {
+    const errors = [{ code: 'PARSER_DISAGREEMENT' as const, message: 'differ', line: 1, column: 1 }];
+    const response = executeResponse(envelope({ status: 'rejected', validation: errors }), limits, base);
+    expect(response).toEqual({
+      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false,
+      validation: { valid: false, errors, lint: [], durationMs: 0 },
+      durationMs: 42, rVersion: '4.5.0', timestamp: base.timestamp,
+    });
+  });
+});
+
+describe('the structured result', () => {
+  it.each<[string, CapturedOutput['result'], Record<string, unknown>]>([
+    ['valid JSON becomes result', { kind: 'ok', value: { n: 1 } }, { result: { n: 1 } }],
+    ['invalid JSON gives a resultWarning', { kind: 'invalid', warning: 'not JSON' }, { resultWarning: 'not JSON' }],
+    ['an oversized result is dropped and flagged', { kind: 'invalid', warning: 'too big', overflow: true }, { resultWarning: 'too big', truncated: true }],
+  ])('%s', (_, result, expected) => {
+    const outcome: ExecuteOutcome = { ...envelope(), output: output({ result }) } as ExecuteOutcome;
+    expect(executeResponse(outcome, limits, base)).toMatchObject(expected);
+  });
+
+  it('a cut console is truncated', () => {
+    const outcome = { ...envelope(), output: output({ truncated: true }) } as ExecuteOutcome;
+    expect(executeResponse(outcome, limits, base).truncated).toBe(true);
+  });
+});
+
+describe('a run the backstop killed', () => {
+  it("names the script's limit and the grace when that set the deadline", () => {
+    const response = executeResponse({ kind: 'killed', afterMs: 7012, byRemainingTime: false, output: output() }, limits, base);
+    expect(response).toMatchObject({
+      status: 'error', timedOut: true, warnings: [], consoleOutput: '[1] 2\n',
+      error: 'script exceeded its 5 s limit and was killed by the runtime backstop after 7 s',
+    });
+  });
+
+  it("names the invocation's remaining time when that ran out first", () => {
+    const response = executeResponse({ kind: 'killed', afterMs: 3260, byRemainingTime: true, output: output() }, limits, base);
+    expect(response.error).toBe("script was killed by the runtime backstop after 3.3 s: the invocation's remaining time ran out before its 5 s limit");
+    expect(response.timedOut).toBe(true);
+  });
+});
+
+describe('a run without an envelope', () => {
+  it("says how R ended, why the envelope did not count, and R's last words", () => {
+    const outcome: ExecuteOutcome = {
+      kind: 'no-envelope', reason: 'no result file', exitCode: 3, signal: null, stderrTail: '1\n2\n3\n4\n5\n6\n', output: output(),
+    };
+    expect(executeResponse(outcome, { ...limits, caps: { ...limits.caps, errorBytes: 1000 } }, base)).toMatchObject({
+      status: 'error', timedOut: false, consoleOutput: '[1] 2\n',
+      error: 'R exited without a result (exit code 3; no result file); R said: 2\n3\n4\n5\n6',
+    });
+  });
+
+  it('names the signal when there is one, and caps the message', () => {
+    const outcome: ExecuteOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output() };
+    const response = executeResponse(outcome, limits, base);
+    expect(response.error).toBe(`R exited without a result (signal SIGKILL; ${'r'.repeat(100)})`.slice(0, 64));
+    expect(response.truncated).toBe(true);
+  });
+});
+
+describe('no run at all', () => {
+  it('dataframes that could not be staged: an error saying the script was not run', () => {
+    expect(executeResponse({ kind: 'not-staged', message: "dataframe 'd' could not be read" }, limits, base)).toEqual({
+      status: 'error', consoleOutput: '', error: "dataframe 'd' could not be read; the script was not run", warnings: [], timedOut: false, ...base,
+    });
+  });
+
+  it("the validator's rejection: the validation result, nothing else", () => {
+    const validation = { valid: false, errors: [], lint: [], durationMs: 1 };
+    expect(rejectedResponse(validation, base)).toEqual({
+      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, validation, ...base,
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { errorsOf, validate } from '../support.ts';
+
+describe('check forbidden-symbol', () => {
+  describe('Noncompliance', () => {
+    it.each([
+      ['a call', 'system("id")', 'system'],
+      ['a bare value', 'f <- system', 'system'],
+      ['an alias later called', 'x <- system; x("id")', 'system'],
+      ['a pkg:: qualified call', 'base::system("id")', 'system'],
+      ['a pkg:: qualified string', 'base::"system"("id")', 'system'],
+      ['a backquoted call', '`system`("id")', 'system'],
+      ['an escaped backquoted name', '`\\x73ystem`("id")', 'system'],
+      ['a parenthesized function', '(system)("id")', 'system'],
+      ['an argument value', 'lapply(x, system)', 'system'],
+      ['a formal default', 'f <- function(g = system) g("id")', 'system'],
+      ['inside a function body', 'f <- function() { Sys.getenv("AWS_SECRET_ACCESS_KEY") }', 'Sys.getenv'],
+      ['a pipe target', '"id" |> system()', 'system'],
+      ['inside a formula', 'y ~ system("id")', 'system'],
+      ['inside tryCatch', 'tryCatch(system("id"), error = identity)', 'system'],
+      ['an indirection primitive', 'base::get("system")', 'get'],
+      ['do.call', 'do.call("system", list("id"))', 'do.call'],
+      ['match.fun', 'match.fun("system")("id")', 'match.fun'],
+      ['a replacement call', 'body(f) <- quote(system("id"))', 'body<-'],
+      ['a nested replacement call', 'formals(f)$x <- 1', 'formals<-'],
+      ['a backquoted replacement function', '`body<-`(f, value = 1)', 'body<-'],
+      ['environment<- through replacement syntax', 'environment(f) <- e', 'environment<-'],
+      ['a right assignment of a forbidden value', 'system -> f', 'system'],
+    ])('rejects %s', async (_, script, symbol) => {
+      const errors = await errorsOf(script);
+      expect(errors).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
+    });
+
+    it('reports the position and an actionable message', async () => {
+      const result = await validate('x <- 1\n  y <- Sys.getenv("HOME")');
+      expect(result.errors).toEqual([
+        expect.objectContaining({ code: 'FORBIDDEN_SYMBOL', symbol: 'Sys.getenv', line: 2, column: 8 }),
+      ]);
+      expect(result.errors[0]?.message).toMatch(/request variables/);
+    });
+
+    it('reports every error, sorted by position', async () => {
+      const result = await validate('get("a")\nsystem("b")\neval(1)');
+      expect(result.errors.map((e) => [e.symbol, e.line])).toEqual([
+        ['get', 1],
+        ['system', 2],
+        ['eval', 3],
+      ]);
+    });
+
+    it('bounds the number of errors reported', async () => {
+      const result = await validate('system("id")\n'.repeat(500));
+      expect(result.errors).toHaveLength(100);
+    });
+  });
+
+  describe('Compliance', () => {
+    it.each([
+      ['an argument name', 'f(system = 1)'],
+      ['a $ field', 'x$system'],
+      ['an @ slot', 'x@system'],
+      ['a formal parameter name', 'f <- function(system) 1'],
+      ['an assignment target', 'system <- 1'],
+      ['a right-assignment target', '1 -> system'],
+      ['a for variable', 'for (load in 1:3) print(1)'],
+      ['a plain string', 'x <- "system"'],
+      ['a string naming it outside a function slot', 'paste("system", "call")'],
+      ['a longer name containing it', 'system_info <- 1; print(system_info)'],
+      ['a name only similar to a forbidden one', 'q <- 0.9; quantile(1:10, q)'],
+      ['a data.table column target', 'dt[, source := 1]'],
+    ])('accepts %s', async (_, script) => {
+      expect(await errorsOf(script)).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { errorsOf, validate } from '../support.ts';
+
+describe('check namespace-package', () => {
+  describe('Noncompliance', () => {
+    it.each([
+      ['a blocked package', 'processx::run("id")', 'processx'],
+      ['a blocked base package', 'tools::file_ext("a.csv")', 'tools'],
+      ['an unknown package', 'foo::bar(1)', 'foo'],
+      ['a string package', '"callr"::r(function() 1)', 'callr'],
+      ['a blocked package as a value', 'f <- rlang::eval_tidy', 'rlang'],
+    ])('rejects %s', async (_, script, pkg) => {
+      expect(await errorsOf(script)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
+    });
+
+    it('suggests the nearest allowed package', async () => {
+      const result = await validate('dplr::filter(x, y > 1)');
+      expect(result.errors[0]?.message).toMatch(/Did you mean 'dplyr'/);
+    });
+  });
+
+  describe('Compliance', () => {
+    it.each([
+      ['a declared package', 'dplyr::filter(df, x > 1)'],
+      ['a base package', 'stats::median(1:3)'],
+      ['a dotted package', 'data.table::fread("x.csv")'],
+      ['a namespaced value', 'f <- purrr::map'],
+    ])('accepts %s', async (_, script) => {
+      expect(await errorsOf(script)).toEqual([]);
+    });
+  });
+});
