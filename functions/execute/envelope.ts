@@ -16,6 +16,8 @@ export const RunnerEnvelopeSchema = z.strictObject({
   warningsDropped: z.number().int().min(0).optional(),
   timedOut: z.boolean(),
   validation: z.array(ValidationErrorSchema).optional(),
+  /** The capsule's report of the layers it armed ("preload=armed landlock=... seccomp=..."), or "preload=off". */
+  sandbox: z.string().max(512).optional(),
 });
 export type RunnerEnvelope = z.infer<typeof RunnerEnvelopeSchema>;
 

@@ -29,6 +29,8 @@ export interface RunnerInput {
   readonly variables: readonly { readonly name: string; readonly value: unknown }[];
   readonly dataframes: readonly { readonly name: string; readonly file: string }[];
   readonly caps: { readonly errorBytes: number; readonly warnings: number; readonly warningBytes: number };
+  /** Test-only (JUBE_R_TEST_ESCAPED_RUNNER): evaluate without the R layer, as an escaped script would. */
+  readonly testEscaped?: boolean;
 }
 
 export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {

@@ -61,10 +61,15 @@ error_outcome <- function(e, started, timeout, caps) {
   list(status = "error", error = format_error(e, caps$errorBytes), timedOut = FALSE)
 }
 
+# input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
+# as one that beat the R layer would, with the real functions in reach (no mask, no hardening),
+# so tests can show what the layers below R hold on their own. The capsule is armed either way.
 evaluate_script <- function(exprs, policy, input, workdir) {
   timeout <- as.numeric(input$timeoutSeconds)
   caps <- input$caps
-  script_env <- new.env(parent = make_mask(policy))
+  escaped <- isTRUE(input$testEscaped)
+  script_env <- new.env(parent = if (escaped) globalenv() else make_mask(policy))
+  sandbox <- "not armed"
   warnings <- new_warning_log(caps)
   outcome <- list(status = "ok", error = NULL, timedOut = FALSE)
   started <- proc.time()
@@ -75,13 +80,13 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   tryCatch(
     withCallingHandlers(
       {
-        harden_runtime(policy)
+        if (!escaped) harden_runtime(policy)
         # The handler starts R with the JIT off so the runner's own functions are not compiled
         # (about 100 ms); the script gets R's default level back.
         enable_jit(3L)
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
-        arm_sandbox()
+        sandbox <- arm_sandbox()
         for (i in seq_along(exprs)) {
           expr <- exprs[[i]]
           # format_error() recognises this exact call as "the script's top level".
@@ -103,5 +108,5 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   )
   set_time_limit()
   flush(stdout())
-  c(outcome, warnings$fields())
+  c(outcome, warnings$fields(), list(sandbox = sandbox))
 }

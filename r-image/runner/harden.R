@@ -119,9 +119,27 @@ harden_runtime <- function(policy) {
   rebind(s3_table, "formula.character", formula_character)
 }
 
+# Captured before harden_runtime() limits dyn.load to R's libraries: the capsule lives beside the
+# handler, not in R's library.
+real_dyn_load <- base::dyn.load
+
 # The last step before the script's first expression (evaluate.R): the inputs are bound, the time
-# limit is set, nothing of the runner that needs more than file writes runs after it. Containment
-# one-way switches (the native capability library's arming call) belong here and nowhere else.
-arm_sandbox <- function() {
-  invisible(NULL)
+# limit is set, nothing of the runner that needs more than file writes runs after it. It arms the
+# capsule (r-image/capsule), which the handler preloaded into this process: one-way, from here on
+# this process starts no program, opens no socket, signals no one, loads no foreign object and
+# writes only in its workdir. Returns the capsule's report of the layers in force; without a
+# capsule (JUBE_R_CAPSULE=off, benchmarks and tests only) "preload=off". A capsule that fails to
+# arm stops the run: the script must not run less contained than the handler asked for.
+arm_sandbox <- function(library_path = Sys.getenv("JUBE_R_CAPSULE_LIBRARY")) {
+  if (!nzchar(library_path)) return("preload=off")
+  dll <- real_dyn_load(library_path)
+  armed <- .C("jube_capsule_arm", status = integer(1L), report = strrep(" ", 255L), PACKAGE = dll[["name"]])
+  report <- trimws(armed$report)
+  if (!identical(armed$status, 1L)) {
+    stop(structure(
+      class = c("jube_sandbox_error", "error", "condition"),
+      list(message = sprintf("the sandbox could not be armed (%s); the script was not run", report), call = NULL)
+    ))
+  }
+  report
 }

@@ -22,7 +22,12 @@ main <- function(args) {
   input <- from_json(file.path(workdir, "input.json"), simplifyVector = FALSE)
   policy <- compile_policy(rules, input$allowedPackages)
 
-  checked <- check_script(file.path(workdir, "script.R"), policy, input$treeSitterSymbols)
+  script_path <- file.path(workdir, "script.R")
+  checked <- if (isTRUE(input$testEscaped)) {
+    list(exprs = parse(script_path, keep.source = TRUE, encoding = "UTF-8"), errors = list())
+  } else {
+    check_script(script_path, policy, input$treeSitterSymbols)
+  }
   if (length(checked$errors) > 0L) {
     write_envelope(envelope_path, header, rejection_fields(checked$errors))
     return(invisible())

@@ -23,7 +23,7 @@ case("a script that runs is ok with no error and no warnings", {
   expect_identical(fields$warningsDropped, 0L)
 })
 case("the fields are the envelope's, in its order", {
-  expect_identical(names(evaluate("1")), c("status", "error", "timedOut", "warnings", "warningsDropped"))
+  expect_identical(names(evaluate("1")), c("status", "error", "timedOut", "warnings", "warningsDropped", "sandbox"))
 })
 case("stop() at the top level reads like R's console", {
   expect_identical(evaluate("stop('boom')")$error, "Error: boom")

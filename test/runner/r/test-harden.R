@@ -36,7 +36,9 @@ case("a guarded lookup returns the guard's answer before looking anything up", {
   expect_identical(lookup("x"), "safe")
   expect_error(lookup("y"), "looked up")
 })
-case("arming is a no-op seam until the capability library arrives", expect_identical(runner$arm_sandbox(), NULL))
+case("without a capsule library, arming reports that the capsule is off", {
+  expect_identical(runner$arm_sandbox(""), "preload=off")
+})
 
 # Last: this changes base R in this process for good.
 runner$harden_runtime(policy)
