@@ -4,6 +4,7 @@
  * never reaches the script. HOME and TMPDIR point inside the private workdir; no user or site
  * Renviron/Rprofile runs (Rscript --vanilla, and these point at an empty file).
  */
+import type { CapsuleSettings } from './containment.ts';
 import { RUN_MARKER_VARIABLE } from './process-group.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
@@ -11,7 +12,13 @@ const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
 
 export function buildChildEnv(
   layout: WorkdirLayout,
-  options: { readonly path?: string | undefined; readonly rLibs?: string | undefined; readonly runMarker: string },
+  options: {
+    readonly path?: string | undefined;
+    readonly rLibs?: string | undefined;
+    readonly runMarker: string;
+    /** Preloaded into every process of the run and armed by the runner (containment.ts). */
+    readonly capsule?: CapsuleSettings | undefined;
+  },
 ): Record<string, string> {
   const env: Record<string, string> = {
     // Not a secret: it only lets the handler find this run's processes after it ends.
@@ -34,6 +41,18 @@ export function buildChildEnv(
   if (options.rLibs) {
     env['R_LIBS'] = options.rLibs;
     env['R_LIBS_SITE'] = options.rLibs;
+  }
+  if (options.capsule) {
+    // The capsule reads its policy when it loads, before any R code: the workdir is the one
+    // writable place; pinned libraries are readable and loadable besides R's and the system's.
+    env['LD_PRELOAD'] = options.capsule.library;
+    env['JUBE_R_CAPSULE_LIBRARY'] = options.capsule.library;
+    env['JUBE_R_CAPSULE_WORKDIR'] = layout.root;
+    env['JUBE_R_CAPSULE_KERNEL'] = options.capsule.kernel;
+    if (options.rLibs) {
+      env['JUBE_R_CAPSULE_READ'] = options.rLibs;
+      env['JUBE_R_CAPSULE_DLOPEN'] = options.rLibs;
+    }
   }
   return env;
 }

@@ -2,9 +2,11 @@
  * The execute function: ExecuteEvent -> ExecuteResponse (DESIGN.md sections 2-4). It trusts no
  * caller: the event is zod-parsed (event.ts), the script validated again, then exactly one Rscript
  * runs the runner in a private workdir (run-in-workdir.ts); the outcome becomes the response
- * (response.ts). Afterwards the workdir is removed, whatever happened, and one structured log line
- * is written per invocation (invocation-log.ts). Configuration is read once, when the module loads,
- * and a bad value fails the load naming its key.
+ * (response.ts). Afterwards the workdir is removed and the environment cleaned (hygiene.ts),
+ * whatever happened, and one structured log line is written per invocation (invocation-log.ts).
+ * An environment that could not be cleaned, or every environment with
+ * JUBE_R_FRESH_ENVIRONMENT_PER_RUN, is retired after answering (retire.ts). Configuration is read
+ * once, when the module loads, and a bad value fails the load naming its key.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
@@ -16,18 +18,29 @@ import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
+import { sweepEnvironment, wipeDirectories, type SweepReport, type WipeReport } from './hygiene.ts';
 import type { GroupKillReport } from './process-group.ts';
+import { canRetire, respondAndExit } from './retire.ts';
+import type { RunnerEnvelope } from './envelope.ts';
 import { executeResponse, rejectedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
 import { resolveSandbox, sandboxLayers } from './sandbox.ts';
-import { createWorkdir, removeWorkdir } from './workdir.ts';
+import { createWorkdir, removeWorkdir, type WorkdirLayout } from './workdir.ts';
 
 /** What happened to the processes and the workdir of one run; for tests and logs. */
 export interface RunReport {
   readonly workdir: string;
   readonly pid: number | undefined;
   readonly group: GroupKillReport | undefined;
+  /** JUBE_R_SWEEP=environment: every other process of the environment, killed. */
+  readonly sweep?: SweepReport | undefined;
+  /** JUBE_R_WIPE_AFTER_RUN: what was removed from the writable places. */
+  readonly wipe?: WipeReport | undefined;
+  /** The capsule's report from the envelope, when R reached the arming. */
+  readonly capsule?: string | undefined;
+  /** Why this environment is retired after answering, if it is. */
+  readonly retire?: string | undefined;
 }
 
 export interface ExecuteHandlerOptions {
@@ -74,40 +87,85 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
 
     // The installed list comes from the manifest, which must exist by now (it names the command that writes it).
     validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()), declaredPackages: declared });
-    const validation = (await validator)(e.script);
-    if (!validation.valid) return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined };
+    // The test-only escaped runner (containment.ts) is meant to run what validation would refuse.
+    const validation = paths.containment.testEscapedRunner ? undefined : (await validator)(e.script);
+    if (validation && !validation.valid) {
+      return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined, retire: undefined };
+    }
 
     const [parser, sandbox] = await Promise.all([getParser(), resolveSandbox(paths.sandbox)]);
     const layout = await createWorkdir(paths.tmpRoot);
     let run: RunResult | undefined;
+    let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined };
     try {
       run = await runInWorkdir(e, layout, {
         config, paths, allowedPackages: allowed, parser, sandbox,
         remainingMs: () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY),
       });
     } finally {
-      await removeWorkdir(layout);
-      const report: RunReport = { workdir: layout.root, pid: run?.pid, group: run?.group };
-      options.onRunReport?.(report);
-      if (report.group && report.group.survivors.length > 0) {
-        logger.error('processes survived the group kill', { ...report.group });
-      }
+      report = { ...report, pid: run?.pid, group: run?.group, ...(await cleanUp(layout)) };
     }
-    if (run.outcome.kind === 'envelope') rVersion = run.outcome.envelope.rVersion;
+    const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
+    if (envelope) rVersion = envelope.rVersion;
+    const capsule = envelope?.sandbox;
+    report = { ...report, capsule };
+    options.onRunReport?.(report);
+    if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
+    const response = unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base());
     return {
       apiRequestId: e.requestId,
-      response: executeResponse(run.outcome, limits, base()),
-      layers: run.outcome.kind === 'not-staged' ? undefined : sandboxLayers(paths, sandbox),
+      response,
+      layers: run.outcome.kind === 'not-staged' ? undefined : sandboxLayers(paths, sandbox, capsule),
+      retire: report.retire,
+    };
+  }
+
+  /**
+   * The workdir goes, then (in the image) every process but the handler's chain and every file in
+   * the writable places. Whatever could not be removed retires the environment.
+   */
+  async function cleanUp(layout: WorkdirLayout): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'>> {
+    const { containment } = paths;
+    const sweep = containment.sweep === 'environment' ? await sweepEnvironment() : undefined;
+    const removed = await removeWorkdir(layout);
+    const wipe = containment.wipeAfterRun.length > 0 ? await wipeDirectories(containment.wipeAfterRun) : undefined;
+    const dirty = [
+      ...(removed ? [] : [`the workdir ${layout.root} could not be removed`]),
+      ...(sweep && sweep.survivors.length > 0 ? [`processes ${sweep.survivors.join(', ')} survived the sweep`] : []),
+      ...(wipe && wipe.failures.length > 0 ? [`${wipe.failures.join(', ')} could not be removed`] : []),
+    ];
+    if (dirty.length > 0) logger.error('the environment is not clean after a run', { problems: dirty });
+    const retire = dirty.length > 0 ? dirty.join('; ') : containment.freshEnvironmentPerRun ? 'JUBE_R_FRESH_ENVIRONMENT_PER_RUN' : undefined;
+    return { sweep, wipe, retire };
+  }
+
+  /**
+   * A run whose envelope says the capsule did not arm while it is required never ran the script
+   * (the runner stops first); the caller hears it was the service, not the script.
+   */
+  function unarmed(envelope: RunnerEnvelope | undefined, responseBase: ResponseBase): ExecuteResponse | undefined {
+    if (!paths.containment.capsule || !envelope || envelope.status === 'rejected') return undefined;
+    if (envelope.sandbox?.startsWith('preload=armed')) return undefined;
+    const detail = envelope.sandbox ?? 'no report';
+    logger.error('the capsule did not arm', { report: detail });
+    return {
+      status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...responseBase,
+      error: `the execute runtime could not arm its sandbox (${detail}); the script was not run`,
     };
   }
 
   return async function executeHandler(event, context) {
     const started = Date.now();
     try {
-      const { apiRequestId, response, layers } = await respond(event, context, started);
+      const { apiRequestId, response, layers, retire } = await respond(event, context, started);
       const facts = { context, apiRequestId, response, durationMs: Date.now() - started, sandboxLayers: layers };
-      logger.info('execute', invocationLogAttributes(facts));
+      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}) });
+      const target = { runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], requestId: context?.awsRequestId };
+      if (retire && canRetire(target)) {
+        logger.warn('retiring this execution environment after answering', { reason: retire });
+        return await respondAndExit(target, response);
+      }
       return response;
     } catch (error) {
       const tenant = context?.tenantId === undefined ? {} : { tenant: context.tenantId };

@@ -62,6 +62,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     variables: event.variables,
     dataframes: staged,
     caps: { errorBytes: config.caps.errorBytes, warnings: config.caps.warnings, warningBytes: config.caps.warningBytes },
+    ...(paths.containment.testEscapedRunner ? { testEscaped: true } : {}),
   });
 
   const backstopMs = (event.timeoutSeconds + config.killGraceSeconds) * 1000;
@@ -69,7 +70,12 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   const deadlineMs = Math.min(backstopMs, setup.remainingMs());
   const capture = new ConsoleCapture(config.caps.consoleOutputBytes, config.caps.resultBytes);
   const command = rscriptCommand(paths, config.rlimits, setup.sandbox, layout);
-  const env = buildChildEnv(layout, { path: process.env['PATH'], rLibs: paths.rLibs, runMarker: randomBytes(12).toString('hex') });
+  const env = buildChildEnv(layout, {
+    path: process.env['PATH'],
+    rLibs: paths.rLibs,
+    runMarker: randomBytes(12).toString('hex'),
+    capsule: paths.containment.capsule,
+  });
   const run = await runScript(command, layout, env, nonce, capture, deadlineMs);
   const processes = { pid: run.pid, group: run.group };
 

@@ -11,12 +11,14 @@
  * - JUBE_R_SANDBOX        `auto` (bubblewrap when it works here), `bwrap` (required) or `none`
  * - JUBE_R_LIBS           pin R_LIBS/R_LIBS_SITE to this library path list (default: R's own
  *                         site libraries from R_HOME/etc/Renviron, i.e. what the image installed)
+ * - the containment settings (JUBE_R_CAPSULE*, JUBE_R_SWEEP, ...): containment.ts
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rulesFilePath } from '../../layers/rules/rules.ts';
+import { readContainment, type Containment } from './containment.ts';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
 
@@ -29,6 +31,7 @@ export interface RuntimePaths {
   readonly prlimit: string | undefined;
   readonly sandbox: SandboxMode;
   readonly rLibs: string | undefined;
+  readonly containment: Containment;
 }
 
 export class RuntimePathsError extends Error {
@@ -57,5 +60,6 @@ export function readRuntimePaths(env: NodeJS.ProcessEnv = process.env): RuntimeP
     prlimit: prlimit === 'none' ? undefined : prlimit,
     sandbox,
     rLibs: pick('JUBE_R_LIBS'),
+    containment: readContainment(env),
   };
 }

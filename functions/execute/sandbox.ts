@@ -6,7 +6,14 @@
  */
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
-import { BWRAP_LAYERS, EXECUTE_HANDLER_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
+import {
+  BWRAP_LAYERS,
+  capsuleLayers,
+  EXECUTE_HANDLER_LAYERS,
+  HYGIENE_LAYERS,
+  RLIMITS_LAYER,
+} from '../../layers/contract/sandbox-layers.ts';
+import type { CapsuleSettings, Containment } from './containment.ts';
 import type { RuntimePaths, SandboxMode } from './runtime-paths.ts';
 
 /** System directories bound read-only when they exist on this host. */
@@ -64,15 +71,59 @@ export async function resolveSandbox(mode: SandboxMode): Promise<ActiveSandbox> 
   return found;
 }
 
-/** The sandbox layers of a run with these rlimits and this OS sandbox. */
-export function sandboxLayers(paths: Pick<RuntimePaths, 'prlimit'>, sandbox: ActiveSandbox): string[] {
+/**
+ * The sandbox layers of a run with these rlimits, this OS sandbox, this hygiene and the capsule
+ * report the runner wrote ("preload=armed landlock=abi6 seccomp=active"; absent when R never
+ * reached the arming).
+ */
+export function sandboxLayers(
+  paths: Pick<RuntimePaths, 'prlimit' | 'containment'>,
+  sandbox: ActiveSandbox,
+  capsuleReport: string | undefined,
+): string[] {
   const layers: string[] = [...EXECUTE_HANDLER_LAYERS];
   if (paths.prlimit) layers.push(RLIMITS_LAYER);
   if (sandbox.kind === 'bwrap') layers.push(...BWRAP_LAYERS);
+  if (capsuleReport !== undefined) layers.push(...capsuleLayers(capsuleReport));
+  layers.push(...hygieneLayers(paths.containment));
   return layers;
 }
 
+function hygieneLayers(containment: Containment): string[] {
+  return [
+    ...(containment.sweep === 'environment' ? [HYGIENE_LAYERS.environmentSweep] : []),
+    ...(containment.wipeAfterRun.length > 0 ? [HYGIENE_LAYERS.writableWipe] : []),
+    ...(containment.freshEnvironmentPerRun ? [HYGIENE_LAYERS.freshEnvironmentPerRun] : []),
+  ];
+}
+
+const probes = new Map<string, Promise<string>>();
+
+/**
+ * What the capsule arms on this host, asked once per process of its probe (a throwaway process
+ * armed exactly as the runner arms R): the same report a run's envelope carries.
+ */
+export function probeCapsule(capsule: CapsuleSettings): Promise<string> {
+  const key = `${capsule.probe}\0${capsule.library}\0${capsule.kernel}`;
+  let probe = probes.get(key);
+  if (!probe) {
+    probe = execa(capsule.probe, [capsule.library], {
+      reject: false,
+      timeout: 5000,
+      extendEnv: false,
+      env: { PATH: '/usr/bin:/bin', JUBE_R_CAPSULE_KERNEL: capsule.kernel },
+    }).then(
+      (result) => String(result.stdout).trim() || `preload=unavailable(probe exit ${result.exitCode})`,
+      (error: unknown) => `preload=unavailable(${(error as Error).message})`,
+    );
+    probes.set(key, probe);
+  }
+  return probe;
+}
+
 /** The sandbox layers active for executions in this process, for GET /health. */
-export async function activeSandboxLayers(paths: Pick<RuntimePaths, 'sandbox' | 'prlimit'>): Promise<string[]> {
-  return sandboxLayers(paths, await resolveSandbox(paths.sandbox));
+export async function activeSandboxLayers(paths: Pick<RuntimePaths, 'sandbox' | 'prlimit' | 'containment'>): Promise<string[]> {
+  const capsule = paths.containment.capsule;
+  const [sandbox, report] = await Promise.all([resolveSandbox(paths.sandbox), capsule ? probeCapsule(capsule) : Promise.resolve(undefined)]);
+  return sandboxLayers(paths, sandbox, report);
 }

@@ -29,7 +29,9 @@ export function rscriptCommand(
 ): { file: string; args: string[] } {
   let command = [paths.rscript, '--vanilla', paths.runnerScript, paths.rulesFile, layout.root];
   if (sandbox.kind === 'bwrap') {
-    command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles: [dirname(paths.runnerScript), paths.rulesFile] }), '--', ...command];
+    const capsule = paths.containment.capsule ? [dirname(paths.containment.capsule.library)] : [];
+    const readOnlyFiles = [dirname(paths.runnerScript), paths.rulesFile, ...capsule];
+    command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles }), '--', ...command];
   }
   if (paths.prlimit) command = [paths.prlimit, ...prlimitArgs(rlimits), '--', ...command];
   const [file, ...args] = command;

@@ -3,8 +3,9 @@
  * as files, HOME and TMPDIR for R, and the envelope the runner writes back. Removed in `finally`
  * by the handler, whatever happened, so a warm container carries nothing to the next call.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { forceRemove } from './hygiene.ts';
 
 export interface WorkdirLayout {
   readonly root: string;
@@ -34,6 +35,8 @@ export interface RunnerInput {
 }
 
 export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {
+  // The temp root may have been wiped after the previous run (JUBE_R_WIPE_AFTER_RUN).
+  await mkdir(tmpRoot, { recursive: true, mode: 0o700 });
   const root = await mkdtemp(join(tmpRoot, 'jube-r-'));
   const layout: WorkdirLayout = {
     root,
@@ -68,6 +71,7 @@ export async function writeInputs(layout: WorkdirLayout, script: string, input: 
   ]);
 }
 
-export async function removeWorkdir(layout: WorkdirLayout): Promise<void> {
-  await rm(layout.root, { recursive: true, force: true, maxRetries: 3 });
+/** Whether the workdir is gone (a script may have made parts of it unwritable to its owner). */
+export function removeWorkdir(layout: WorkdirLayout): Promise<boolean> {
+  return forceRemove(layout.root);
 }

@@ -59,8 +59,10 @@ export interface ContainerRuntimeOptions {
 
 export interface ContainerRuntime extends ExecuteRuntime {
   readonly kind: 'container';
-  /** The running container's id (changes when a timed-out environment is replaced). */
+  /** The running container's id (changes when an environment is replaced). */
   containerId(): string;
+  /** How many execution environments (containers) were started so far: 1 + every replacement. */
+  environmentsStarted(): number;
   logs(): Promise<string>;
 }
 
@@ -68,6 +70,9 @@ interface Environment {
   readonly id: string;
   readonly relay: ChildProcess;
   readonly waiter: ChildProcess;
+  /** The container ended (the runtime exited: died, or retired itself after answering). */
+  readonly ended: () => boolean;
+  readonly whenEnded: Promise<void>;
 }
 
 /** Starts one execution environment (container + emulator); resolves once the container runs. */
@@ -76,9 +81,19 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
   const dir = mkdtempSync(join(tmpdir(), 'jube-r-runtime-'));
   const emulator = await startRuntimeApiEmulator({ listen: { path: join(dir, 'runtime.sock') } });
   let environment = await startEnvironment(image, emulator, options);
+  let started = 1;
   let closed = false;
   let replacing: Promise<void> = Promise.resolve();
   const retired = new WeakSet<Environment>();
+
+  const replace = (old: Environment): void => {
+    retired.add(old);
+    replacing = (async () => {
+      await stop(old);
+      environment = await startEnvironment(image, emulator, options);
+      started += 1;
+    })();
+  };
 
   const stop = async (env: Environment): Promise<void> => {
     env.waiter.removeAllListeners('exit');
@@ -89,20 +104,21 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
   return {
     kind: 'container',
     containerId: () => environment.id,
+    environmentsStarted: () => started,
     logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
+      await replacing;
+      // A runtime that exits after answering (it retired its environment) never polls again: wait
+      // until this one polls or ends, and replace an ended one before handing it the event, as
+      // Lambda starts a new environment (a cold start).
+      await Promise.race([emulator.polling(), environment.whenEnded]);
+      if (environment.ended() && !closed && !retired.has(environment)) replace(environment);
       await replacing;
       const served = environment;
       const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs });
       // Lambda discards an environment whose invocation timed out (whatever was still running
       // must not answer the next call) and one whose runtime died; so do we, once per environment.
-      if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) {
-        retired.add(served);
-        replacing = (async () => {
-          await stop(served);
-          environment = await startEnvironment(image, emulator, options);
-        })();
-      }
+      if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) replace(served);
       await replacing;
       return outcome;
     },
@@ -141,7 +157,12 @@ async function startEnvironment(
     await podman(['start', id]);
     // If the runtime dies, nothing will ever answer: fail what is waiting instead of hanging.
     const waiter = spawn(PODMAN[0], [...PODMAN.slice(1), 'wait', id], { stdio: 'ignore' });
+    let ended = false;
+    let markEnded: () => void = () => undefined;
+    const whenEnded = new Promise<void>((resolve) => (markEnded = resolve));
     waiter.on('exit', () => {
+      ended = true;
+      markEnded();
       emulator.failAll('Runtime.ExitError', 'the execute container exited');
       relay.kill('SIGKILL');
       if (options.onExit) {
@@ -150,7 +171,7 @@ async function startEnvironment(
         );
       }
     });
-    return { id, relay, waiter };
+    return { id, relay, waiter, ended: () => ended, whenEnded };
   } catch (error) {
     await execa(PODMAN[0], [...PODMAN.slice(1), 'rm', '--force', '--time', '0', id], { reject: false });
     throw error;

@@ -38,6 +38,8 @@ export interface RuntimeApiEmulator {
   readonly initError: () => InvokeOutcome | undefined;
   /** Settles every queued or running invocation with this outcome (e.g. the runtime died). */
   failAll(errorType: string, errorMessage: string): void;
+  /** Resolves once a runtime is waiting for its next event (GET .../invocation/next). */
+  polling(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   const queue: Pending[] = [];
   const running = new Map<string, Pending>();
   const pollers: ServerResponse[] = [];
+  let pollWaiters: Array<() => void> = [];
   let initError: InvokeOutcome | undefined;
 
   const settle = (pending: Pending, outcome: InvokeOutcome): void => {
@@ -102,6 +105,7 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
     const path = url.pathname;
     if (req.method === 'GET' && path === `${API}/invocation/next`) {
       pollers.push(res);
+      for (const wake of pollWaiters.splice(0)) wake();
       res.on('close', () => {
         const index = pollers.indexOf(res);
         if (index >= 0) pollers.splice(index, 1);
@@ -165,6 +169,8 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
         deliver();
       }),
     initError: () => initError,
+    polling: () =>
+      pollers.some((res) => !res.destroyed) ? Promise.resolve() : new Promise<void>((resolve) => pollWaiters.push(resolve)),
     failAll: (errorType, errorMessage) => {
       for (const pending of [...queue, ...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
     },

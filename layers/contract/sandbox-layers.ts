@@ -21,6 +21,36 @@ export const RLIMITS_LAYER = 'rlimits';
 /** bubblewrap, where the host allows its namespaces (never in Lambda). */
 export const BWRAP_LAYERS = ['bwrap-namespaces', 'no-network', 'read-only-system-dirs'] as const;
 
+/**
+ * The capsule (r-image/capsule), as its report names what it armed: the interposition layer
+ * everywhere, Landlock and seccomp only where the kernel accepted no_new_privs (never in Lambda).
+ */
+export const CAPSULE_LAYERS = {
+  preload: 'capsule-preload',
+  landlock: 'capsule-landlock',
+  seccomp: 'capsule-seccomp',
+} as const;
+
+/** After-run hygiene beyond the run's own processes and workdir (functions/execute/hygiene.ts). */
+export const HYGIENE_LAYERS = {
+  environmentSweep: 'environment-sweep',
+  writableWipe: 'writable-wipe',
+  freshEnvironmentPerRun: 'fresh-environment-per-run',
+} as const;
+
+/**
+ * The layers in a capsule report such as "preload=armed landlock=abi6 seccomp=active"; a layer
+ * reported off or unavailable is absent.
+ */
+export function capsuleLayers(report: string): string[] {
+  const fields = new Map(report.trim().split(/\s+/).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
+  const layers: string[] = [];
+  if (fields.get('preload') === 'armed') layers.push(CAPSULE_LAYERS.preload);
+  if (/^abi\d+$/.test(fields.get('landlock') ?? '')) layers.push(CAPSULE_LAYERS.landlock);
+  if (fields.get('seccomp') === 'active') layers.push(CAPSULE_LAYERS.seccomp);
+  return layers;
+}
+
 /** The layers the deployment declares (JUBE_R_SANDBOX_LAYERS), if it declares any. */
 export function configuredSandbox(config: Pick<ServiceConfig, 'sandboxLayers'>): SandboxStatus | undefined {
   return config.sandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.sandboxLayers] };

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupMembers } from '../../functions/execute/process-group.ts';
+import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
 import { resolveSandbox } from '../../functions/execute/sandbox.ts';
 import { acceptEverything, harness } from './helpers.ts';
 
@@ -19,6 +20,8 @@ describe.each([
   ...(bwrapWorks ? [{ sandbox: 'bwrap' as const }] : []),
 ])('execute handler isolation (sandbox: $sandbox)', ({ sandbox }) => {
   const h = harness({ sandbox, validator: acceptEverything });
+  // The process-group layer on its own: without the capsule a script can fork at all.
+  const uncapsuled = harness({ sandbox, validator: acceptEverything, containment: { capsule: undefined } });
 
   beforeAll(() => {
     process.env[CANARY] = CANARY_VALUE;
@@ -42,7 +45,10 @@ describe.each([
     expect(names).not.toContain('AWS_LAMBDA_RUNTIME_API');
     // R adds its own (R_HOME, R_SHARE_DIR, ...) on start; nothing else may come from the handler.
     const fromHandler = names.filter((n) => !n.startsWith('R_') && !['EDITOR', 'PAGER', 'LN_S', 'MAKE', 'SED', 'TAR', 'LD_LIBRARY_PATH', 'PWD', 'SHLVL'].includes(n));
-    expect(fromHandler.sort()).toEqual(['HOME', 'JUBE_R_RUN', 'LANG', 'LC_ALL', 'PATH', 'TMPDIR', 'TZ']);
+    expect(fromHandler.sort()).toEqual([
+      'HOME', 'JUBE_R_CAPSULE_KERNEL', 'JUBE_R_CAPSULE_LIBRARY', 'JUBE_R_CAPSULE_WORKDIR', 'JUBE_R_RUN', 'LANG', 'LC_ALL',
+      'LD_PRELOAD', 'PATH', 'TMPDIR', 'TZ',
+    ]);
   });
 
   it('a string-built Sys.getenv is stopped at run time by the mask', async () => {
@@ -61,8 +67,14 @@ describe.each([
   });
 
   if (sandbox === 'none') {
-    it('without bwrap the parent\'s exec-time environ stays readable (the documented limitation)', async () => {
+    it('without bwrap the capsule keeps the parent\'s environ out of reach', async () => {
       const response = await h.run(printEnviron(`/proc/${process.pid}/environ`));
+      expect(response.status).toBe('ok');
+      expect(response.consoleOutput).not.toContain('PATH=');
+    });
+
+    it('without bwrap and without the capsule the parent\'s exec-time environ is readable (why the capsule exists)', async () => {
+      const response = await uncapsuled.run(printEnviron(`/proc/${process.pid}/environ`));
       // The handler's *current* process.env is not the environ block the kernel shows, but
       // whatever was there at exec time is; this run of vitest started without the canary.
       expect(response.status).toBe('ok');
@@ -86,18 +98,24 @@ describe.each([
     });
   }
 
-  it('a background mcparallel child does not survive the call', async () => {
-    const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))\ncat(job$pid, "\\n")');
+  it('with the capsule a script cannot fork at all', async () => {
+    const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))');
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('unable to fork') });
+    expect(h.reports.at(-1)!.group?.killed ?? []).toEqual([]);
+  });
+
+  it('without the capsule a background mcparallel child does not survive the call', async () => {
+    const response = await uncapsuled.run('job <- parallel::mcparallel(Sys.sleep(60))\ncat(job$pid, "\\n")');
     expect(response.status).toBe('ok');
-    const report = h.reports.at(-1)!;
+    const report = uncapsuled.reports.at(-1)!;
     expect(report.group?.survivors).toEqual([]);
     expect(await groupMembers(report.pid!)).toEqual([]);
   });
 
-  it('the backstop kills the whole group, a fork included, and verifies it is empty', async () => {
-    const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))\ncat(job$pid, "\\n")\nSys.sleep(30)', { timeoutSeconds: 1 });
+  it('without the capsule the backstop kills the whole group, a fork included, and verifies it is empty', async () => {
+    const response = await uncapsuled.run('job <- parallel::mcparallel(Sys.sleep(60))\ncat(job$pid, "\\n")\nSys.sleep(30)', { timeoutSeconds: 1 });
     expect(response.timedOut).toBe(true);
-    const report = h.reports.at(-1)!;
+    const report = uncapsuled.reports.at(-1)!;
     // R itself, its fork, and (with bwrap) bwrap's processes were all alive when the kill came.
     expect(report.group?.killed.length).toBeGreaterThanOrEqual(2);
     if (sandbox === 'none') expect(report.group?.killed).toContain(Number(response.consoleOutput.trim()));
@@ -121,8 +139,10 @@ describe.each([
 describe('sandbox detection', () => {
   it('reports the layers active in this process', async () => {
     const { activeSandboxLayers } = await import('../../functions/execute/sandbox.ts');
-    const layers = await activeSandboxLayers({ sandbox: 'auto', prlimit: 'prlimit' });
+    const layers = await activeSandboxLayers({ ...readRuntimePaths(), sandbox: 'auto', prlimit: 'prlimit' });
     expect(layers).toContain('rlimits');
     expect(layers.includes('bwrap-namespaces')).toBe(bwrapWorks);
+    // This host grants no_new_privs: the capsule's kernel layers come with its interposition.
+    expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-landlock', 'capsule-seccomp']));
   });
 });

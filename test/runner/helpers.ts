@@ -4,6 +4,7 @@ import { readServiceConfig, type ServiceConfig } from '../../layers/config/servi
 import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { Validator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from '../../functions/execute/handler.ts';
+import type { Containment } from '../../functions/execute/containment.ts';
 import { readRuntimePaths, type SandboxMode } from '../../functions/execute/runtime-paths.ts';
 
 export function testConfig(env: Record<string, string> = {}): ServiceConfig {
@@ -19,10 +20,16 @@ export interface Harness {
 }
 
 export function harness(
-  options: Omit<ExecuteHandlerOptions, 'onRunReport' | 'paths'> & { sandbox?: SandboxMode; env?: Record<string, string> } = {},
+  options: Omit<ExecuteHandlerOptions, 'onRunReport' | 'paths'> & {
+    sandbox?: SandboxMode;
+    env?: Record<string, string>;
+    /** Overrides of the containment settings (e.g. `{ capsule: undefined }` to test a layer below it alone). */
+    containment?: Partial<Containment>;
+  } = {},
 ): Harness {
   const reports: RunReport[] = [];
-  const paths = { ...readRuntimePaths(), sandbox: options.sandbox ?? 'none' };
+  const defaults = readRuntimePaths();
+  const paths = { ...defaults, sandbox: options.sandbox ?? 'none', containment: { ...defaults.containment, ...options.containment } };
   const handler = createExecuteHandler({
     config: testConfig(options.env),
     logger: new Logger({ serviceName: 'jube-r-test', logLevel: 'SILENT' }),

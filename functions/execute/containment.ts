@@ -1,0 +1,105 @@
+/**
+ * The execute runtime's containment settings (docs/threat-model.md), read once from the
+ * environment, validated, failing fast with the name of the offending key:
+ *
+ * - JUBE_R_CAPSULE                  `required` (default): every Rscript runs with the capsule
+ *                                   preloaded and armed, and the handler refuses to load without
+ *                                   the library; `off`: no capsule (benchmarks and tests only)
+ * - JUBE_R_CAPSULE_LIBRARY          the capsule (default: native/ beside the bundle, else the
+ *                                   repository's build/capsule/, which `npm run setup` builds)
+ * - JUBE_R_CAPSULE_PROBE            its probe (default: beside the library)
+ * - JUBE_R_CAPSULE_KERNEL           `auto` (default): Landlock and seccomp where the kernel allows;
+ *                                   `off`: the interposition layer alone, as in Lambda (tests)
+ * - JUBE_R_SWEEP                    `run` (default): after a run, kill its process group and every
+ *                                   process carrying its marker; `environment`: also every process
+ *                                   but the handler and its ancestors (only where nothing else may
+ *                                   run: the image)
+ * - JUBE_R_WIPE_AFTER_RUN           ':'-separated directories emptied after every run (the image:
+ *                                   /tmp:/dev/shm:/var/tmp), so the next run finds nothing
+ * - JUBE_R_FRESH_ENVIRONMENT_PER_RUN `true`: the runtime answers and exits, so Lambda never hands a
+ *                                   used environment to another request (a cold start per call)
+ * - JUBE_R_TEST_ESCAPED_RUNNER      `true`: test-only; the runner evaluates without the R layer,
+ *                                   as an escaped script would. Refused when JUBE_R_DEPLOYMENT is
+ *                                   set (every deployed stack sets it).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export interface CapsuleSettings {
+  readonly library: string;
+  readonly probe: string;
+  readonly kernel: 'auto' | 'off';
+}
+
+export interface Containment {
+  /** undefined: JUBE_R_CAPSULE=off. */
+  readonly capsule: CapsuleSettings | undefined;
+  readonly sweep: 'run' | 'environment';
+  readonly wipeAfterRun: readonly string[];
+  readonly freshEnvironmentPerRun: boolean;
+  readonly testEscapedRunner: boolean;
+}
+
+export class ContainmentConfigError extends Error {
+  override readonly name = 'ContainmentConfigError';
+}
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const absoluteDirs = z
+  .string()
+  .transform((v) => v.split(':').filter((d) => d.length > 0))
+  .pipe(z.array(z.string().regex(/^\/./, 'must be absolute paths other than /')));
+
+const ContainmentEnvSchema = z.object({
+  JUBE_R_CAPSULE: z.enum(['required', 'off']).default('required'),
+  JUBE_R_CAPSULE_LIBRARY: z.string().min(1).optional(),
+  JUBE_R_CAPSULE_PROBE: z.string().min(1).optional(),
+  JUBE_R_CAPSULE_KERNEL: z.enum(['auto', 'off']).default('auto'),
+  JUBE_R_SWEEP: z.enum(['run', 'environment']).default('run'),
+  JUBE_R_WIPE_AFTER_RUN: absoluteDirs.default([]),
+  JUBE_R_FRESH_ENVIRONMENT_PER_RUN: flag.default(false),
+  JUBE_R_TEST_ESCAPED_RUNNER: flag.default(false),
+  JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
+});
+
+/** native/ beside the bundled handler (the image), else the repository's build (npm run setup). */
+function defaultCapsuleLibrary(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const beside = join(here, 'native', 'jube_capsule.so');
+  if (existsSync(beside)) return beside;
+  return join(here, '..', '..', 'build', 'capsule', 'jube_capsule.so');
+}
+
+export function readContainment(env: NodeJS.ProcessEnv = process.env): Containment {
+  const present = Object.fromEntries(Object.keys(ContainmentEnvSchema.shape).flatMap((key) => (env[key] ? [[key, env[key]]] : [])));
+  const parsed = ContainmentEnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ContainmentConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  if (e.JUBE_R_TEST_ESCAPED_RUNNER && e.JUBE_R_DEPLOYMENT !== undefined) {
+    throw new ContainmentConfigError(
+      `JUBE_R_TEST_ESCAPED_RUNNER is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
+    );
+  }
+  let capsule: CapsuleSettings | undefined;
+  if (e.JUBE_R_CAPSULE === 'required') {
+    const library = e.JUBE_R_CAPSULE_LIBRARY ?? defaultCapsuleLibrary();
+    if (!existsSync(library)) {
+      throw new ContainmentConfigError(
+        `JUBE_R_CAPSULE=required but the capsule library ${library} does not exist; run \`npm run setup\` (it builds build/capsule) or set JUBE_R_CAPSULE_LIBRARY`,
+      );
+    }
+    capsule = { library, probe: e.JUBE_R_CAPSULE_PROBE ?? join(dirname(library), 'jube-capsule-probe'), kernel: e.JUBE_R_CAPSULE_KERNEL };
+  }
+  return {
+    capsule,
+    sweep: e.JUBE_R_SWEEP,
+    wipeAfterRun: e.JUBE_R_WIPE_AFTER_RUN,
+    freshEnvironmentPerRun: e.JUBE_R_FRESH_ENVIRONMENT_PER_RUN,
+    testEscapedRunner: e.JUBE_R_TEST_ESCAPED_RUNNER,
+  };
+}
