@@ -652,6 +652,19 @@ describe('per-environment differences', () => {
     expect([policyOf('dev'), policyOf('staging'), policyOf('prod')]).toEqual(['Delete', 'Retain', 'Retain']);
   });
 
+  it('docs/deploying.md states the timeout chain each environment derives', () => {
+    const doc = readFileSync(join(REPOSITORY_ROOT, 'docs/deploying.md'), 'utf8');
+    const row = (label: string) => new RegExp(`^\\| ${label.replace(/[()+]/g, '\\$&')} \\| ([^|]+) \\| ([^|]+) \\|`, 'm').exec(doc)?.slice(1, 3);
+    const { dev, prod } = { dev: synthesized.dev.stack.chain, prod: synthesized.prod.stack.chain };
+    const ms = (n: number) => `${n.toLocaleString('en-US').replace(/,/g, ' ')} ms`;
+    expect(row('execute Lambda timeout')).toEqual([`${dev.executeLambdaTimeoutSeconds} s`, `${prod.executeLambdaTimeoutSeconds} s`]);
+    expect(row('+ cold-start headroom (init is not in the timeout)')).toEqual([ms(dev.coldInvokeMs), ms(prod.coldInvokeMs)]);
+    expect(row('invoke deadline (Lambda client), at most')).toEqual([ms(dev.lambdaClientTimeoutMs), ms(prod.lambdaClientTimeoutMs)]);
+    expect(row('validate Lambda timeout (1 s of pre-invoke work + deadline + reserve)')).toEqual([`${dev.validateLambdaTimeoutSeconds} s`, `${prod.validateLambdaTimeoutSeconds} s`]);
+    expect(row('API integration timeout')).toEqual([ms(dev.apiIntegrationTimeoutMs), ms(prod.apiIntegrationTimeoutMs)]);
+    expect(synthesized.staging.stack.chain).toEqual(dev);
+  });
+
   it('each environment is its own stack, named for SAM as cdk.out/<stackName>.template.json', () => {
     expect(ENVIRONMENT_NAMES.map((env) => synthesized[env].stack.stackName)).toEqual(['JubeR-dev', 'JubeR-staging', 'JubeR-prod']);
   });
