@@ -1,6 +1,7 @@
 /**
- * `jube-r <command>`: the command line over the same handlers the service runs.
- * Exit codes: 0 success, 1 the script was invalid or failed, 2 usage error.
+ * `jube-r <command>`: the command line over the same handlers the service runs, and a caller of a
+ * deployed API. Exit codes: 0 success, 1 the script was invalid or failed, 2 usage error, 3 (call)
+ * the API answered an error or did not answer.
  */
 import type { Command } from './command.ts';
 
@@ -12,6 +13,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   run: {
     summary: 'run FILE|- [--timeout N] [--var name=value ...] [--data name=file.csv ...]   run a script locally',
     load: async () => (await import('./run-command.ts')).default,
+  },
+  call: {
+    summary: 'call ROUTE [FILE|-] [--url URL] [--tenant T] ...   call a deployed API, SigV4-signed (run "jube-r call" for options)',
+    load: async () => (await import('./call-command.ts')).default,
   },
   serve: {
     summary: 'serve                      the local stack on JUBE_R_HOST:JUBE_R_PORT (127.0.0.1:8080)',

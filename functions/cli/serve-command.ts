@@ -47,6 +47,7 @@ const command: Command = async (args) => {
       `jube-r listening on ${stack.url}`,
       `  function ${stack.config.executeFunctionName} via ${lambda}`,
       `  routes: GET /health, GET /packages, POST /validate, POST /execute`,
+      ...(stack.sigV4 ? ['  IAM authorization: requests must be SigV4-signed for execute-api with the JUBE_R_LOCAL_SIGV4_* key pair'] : []),
       `try:`,
       `  ${curlExample(stack.url)}`,
       '',

@@ -11,6 +11,7 @@ import type { ApiHandler } from '../validate/handler.ts';
 import { lambdaContext, toHttpBody, toHttpHeaders, toProxyEvent } from './api-gateway-event.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';
+import { verifySigV4, type LocalSigV4 } from './sigv4-verifier.ts';
 
 export interface ApiServerOptions {
   readonly host: string;
@@ -19,6 +20,8 @@ export interface ApiServerOptions {
   readonly maxRequestBodyBytes: number;
   /** The validate function's timeout, for the handler's context. */
   readonly functionTimeoutMs: number;
+  /** Check every request's SigV4 signature against these keys, as the deployed API's IAM authorization does. */
+  readonly sigV4?: LocalSigV4 | undefined;
 }
 
 export interface ApiServer extends ListeningServer {
@@ -40,6 +43,19 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const requestId = randomUUID();
     const { body, overflow } = await readBody(request, options.maxRequestBodyBytes + 1);
+    // An oversized body cannot be hashed whole; the handler refuses it with 413 without doing any work.
+    if (options.sigV4 && !overflow) {
+      const failure = await verifySigV4(
+        { method: request.method ?? 'GET', url: request.url ?? '/', headers: lowerCaseHeaderMap(request.rawHeaders), body: body.toString('utf8') },
+        options.sigV4,
+      );
+      if (failure) {
+        // API Gateway's own answer: not the contract's error body, since the handler never ran.
+        response.writeHead(403, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': failure.type, 'x-amzn-RequestId': requestId });
+        response.end(JSON.stringify({ message: failure.message }));
+        return;
+      }
+    }
     const event = toProxyEvent({
       method: request.method ?? 'GET',
       url: request.url ?? '/',
@@ -76,4 +92,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   // Longer than clients' usual idle reuse, so a kept-alive socket is not closed under a request.
   server.keepAliveTimeout = 65_000;
   return { ...(await listen(server, options.host, options.port)), inflight: () => inflight };
+}
+
+/** Node's raw header list as one lower-case name -> value map (repeated names joined as HTTP does). */
+function lowerCaseHeaderMap(rawHeaders: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    const value = rawHeaders[i + 1]!;
+    out[name] = out[name] === undefined ? value : `${out[name]},${value}`;
+  }
+  return out;
 }

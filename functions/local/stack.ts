@@ -12,6 +12,7 @@ import { startApiServer, type ApiServer } from './api-server.ts';
 import { createExecuteRuntime } from './execute-runtime.ts';
 import type { ExecuteRuntime } from './runtime.ts';
 import { startLambdaEndpoint, type LambdaEndpoint } from './lambda-endpoint.ts';
+import { localSigV4FromEnv } from './sigv4-verifier.ts';
 
 export interface LocalStackOptions {
   readonly host: string;
@@ -28,6 +29,8 @@ export interface LocalStack {
   readonly localLambda: boolean;
   readonly runtimeKind: ExecuteRuntime['kind'] | undefined;
   readonly config: ServiceConfig;
+  /** Requests must be SigV4-signed with JUBE_R_LOCAL_SIGV4_* keys. */
+  readonly sigV4: boolean;
   /** Loads the validator and the execute handler in the background. */
   warm(): Promise<void>;
   close(): Promise<void>;
@@ -45,6 +48,7 @@ async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const baseConfig = readServiceConfig(options.env);
+  const sigV4 = localSigV4FromEnv(options.env);
   let runtime: ExecuteRuntime | undefined;
   let lambda: LambdaEndpoint | undefined;
   let api: ApiServer | undefined;
@@ -84,6 +88,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       handler: app.handler,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       functionTimeoutMs: config.lambdaClientTimeoutMs + 5_000,
+      sigV4,
     });
     const started = { api, lambda, runtime };
 
@@ -93,6 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       localLambda: lambda !== undefined,
       runtimeKind: kind,
       config,
+      sigV4: sigV4 !== undefined,
       warm: async () => {
         await Promise.all([
           app.warm(),

@@ -90,7 +90,13 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
       case 'execute':
         return jsonResponse(
           200,
-          await execute(deps, { body, tenant: tenantOf(event.headers), requestId: requestIdOf(event, context) }),
+          await execute(deps, {
+            body,
+            tenant: tenantOf(event.headers, { required: deps.config.executePerTenant }),
+            requestId: requestIdOf(event, context),
+            // The invoke's deadline is derived from what this invocation has left (execute-invoker.ts).
+            remainingTimeMs: () => context.getRemainingTimeInMillis(),
+          }),
         );
     }
   };

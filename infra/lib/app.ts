@@ -2,10 +2,11 @@
  * Builds the CDK app for one environment: the stack plus cdk-nag's AwsSolutions checks. Used by
  * infra/bin/app.ts (the real entry) and by the tests, so both synthesize exactly the same thing.
  */
-import { App, Tags, Validations } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import cdkJson from '../../cdk.json' with { type: 'json' };
 import type { DeploymentConfig } from './config.ts';
 import { JubeRStack, type JubeRPaths } from './jube-r-stack.ts';
 
@@ -17,20 +18,18 @@ export const DEFAULT_PATHS: JubeRPaths = {
   imageDirectory: join(REPOSITORY_ROOT, 'r-image'),
 };
 
+/** cdk.json's context without the environment selector, which `-c env=` owns. */
+const { env: _defaultEnv, ...CDK_JSON_FLAGS } = cdkJson.context;
+
 /**
- * Context every jube-r app synthesizes with, set here rather than only in cdk.json so the tests'
- * App and the CLI's App build the same template.
+ * Context every jube-r app synthesizes with: cdk.json's feature flags (the ones `cdk init` writes
+ * for this aws-cdk-lib), applied here too so the tests' App and the CLI's App build the same
+ * template, plus asset metadata, which the CLI enables by default and SAM reads.
  */
-export const APP_CONTEXT = {
-  // The CLI enables asset metadata by default; SAM reads it, so a bare App (tests) does too.
+export const APP_CONTEXT: Readonly<Record<string, unknown>> = {
   'aws:cdk:enable-asset-metadata': true,
-  // Server access logs are granted to the logging service by bucket policy, not by ACL.
-  '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy': true,
-  '@aws-cdk/aws-iam:minimizePolicies': true,
-  '@aws-cdk/aws-apigateway:disableCloudWatchRole': false,
-  // Would add a custom-resource Lambda; nothing in the stack uses the default security group.
-  '@aws-cdk/aws-ec2:restrictDefaultSecurityGroup': false,
-} as const;
+  ...CDK_JSON_FLAGS,
+};
 
 export interface BuildAppOptions {
   readonly config: DeploymentConfig;
@@ -61,9 +60,9 @@ export function buildApp(options: BuildAppOptions): { app: App; stack: JubeRStac
     paths: options.paths ?? DEFAULT_PATHS,
     env: { region: config.region, ...(config.account ? { account: config.account } : {}) },
     description: `jube-r (${config.envName}): sandboxed R analytics behind a private API`,
+    // Stack tags (@aws-cdk/core:explicitStackTags): CloudFormation puts them on every resource it can.
+    tags: { service: 'jube-r', environment: config.envName },
   });
-  Tags.of(stack).add('service', 'jube-r');
-  Tags.of(stack).add('environment', config.envName);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
   return { app, stack };
 }

@@ -7,7 +7,8 @@
  * deploy; synthesis never needs them to be real, so `cdk synth` works offline.
  */
 import { z } from 'zod';
-import { DEFAULT_INTEGRATION_QUOTA_SECONDS, MAX_INTEGRATION_QUOTA_SECONDS } from './timeout-chain.ts';
+import { MIN_EXECUTE_MEMORY_MIB } from './execute-memory.ts';
+import { DEFAULT_INTEGRATION_QUOTA_SECONDS, LAMBDA_INIT_LIMIT_MS, MAX_INTEGRATION_QUOTA_SECONDS } from './timeout-chain.ts';
 
 export const ENVIRONMENT_NAMES = ['dev', 'staging', 'prod'] as const;
 export const EnvironmentNameSchema = z.enum(ENVIRONMENT_NAMES);
@@ -39,6 +40,12 @@ const ExistingVpcSchema = z
     isolatedSubnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/)).min(1),
     /** Route tables of those subnets, for the S3 gateway endpoint's routes. */
     isolatedSubnetRouteTableIds: z.array(z.string().regex(/^rtb-[0-9a-f]{8,17}$/)).min(1),
+    /**
+     * The DNS Firewall rule group is associated with the whole VPC, so every workload in it then
+     * resolves only the data bucket's name. 'associate' for a VPC dedicated to jube-r; 'rule-group-only'
+     * creates the rule group for the VPC's owner to associate, and /health then does not claim the layer.
+     */
+    dnsFirewall: z.enum(['associate', 'rule-group-only']),
   })
   .refine(
     (v) => v.isolatedSubnetIds.length === v.availabilityZones.length && v.isolatedSubnetRouteTableIds.length === v.availabilityZones.length,
@@ -72,27 +79,53 @@ export const DeploymentConfigSchema = z
      * egress. Given here rather than looked up so synthesis stays offline.
      */
     s3PrefixListId: z.string().regex(/^pl-[0-9a-f]{8,17}$/),
+    /**
+     * The execute image's base, pinned by digest (`debian:trixie-slim@sha256:...`), passed to the
+     * Dockerfile as BASE_IMAGE; unset: the Dockerfile's default tag (resolved when the image is built).
+     */
+    executeBaseImage: z.string().regex(/^[\w./:-]+@sha256:[0-9a-f]{64}$/, 'must be pinned by digest: name@sha256:<64 hex>').optional(),
+    /**
+     * Let the stack set API Gateway's account-wide CloudWatch role (AWS::ApiGateway::Account). Off by
+     * default: it is one setting per account and region, and the last stack to deploy it wins.
+     */
+    manageApiGatewayAccount: z.union([z.boolean(), z.stringbool()]).default(false),
+    /** SNS topic for alarm notifications; unset: the alarms only change state. */
+    alarmTopicArn: z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[\w-]{1,256}$/).optional(),
     execute: z.strictObject({
       architecture: z.enum(['x86_64', 'arm64']),
-      memoryMiB: int(128, 10_240),
+      /** R's address-space limit is derived from it (execute-memory.ts), so it must leave R room. */
+      memoryMiB: int(MIN_EXECUTE_MEMORY_MIB, 10_240),
       ephemeralStorageMiB: int(512, 10_240),
       /** Reserved concurrency of the execute function = JUBE_R_MAX_INFLIGHT_EXECUTE. */
       maxInflight: int(1, 1000),
       /** 'per-tenant': Lambda tenant isolation, an execution environment never serves two tenants. */
       tenancy: z.enum(['shared', 'per-tenant']),
     }),
-    validate: z.strictObject({ memoryMiB: int(128, 10_240) }),
+    validate: z.strictObject({
+      memoryMiB: int(128, 10_240),
+      /** The validate bundle is plain JavaScript and WASM, so either works; arm64 costs less per GB-second. */
+      architecture: z.enum(['x86_64', 'arm64']),
+    }),
     timeouts: z.strictObject({
       defaultScriptSeconds: int(1, 900),
       maxScriptSeconds: int(1, 900),
       killGraceSeconds: int(1, 60),
       executeOverheadSeconds: int(1, 120),
+      /** Room for an execute cold start, which Lambda does not count in the function timeout (timeout-chain.ts). */
+      executeColdStartHeadroomSeconds: int(0, LAMBDA_INIT_LIMIT_MS / 1000),
       integrationQuota: IntegrationQuotaSchema,
     }),
     api: z.strictObject({
       throttlingRateLimit: int(1, 10_000),
       throttlingBurstLimit: int(1, 5_000),
       maxRequestBodyBytes: int(1024, 6 * 1024 * 1024),
+      /**
+       * execute-api interface endpoints of other VPCs (an orchestrator's own VPC, in this account or
+       * another) allowed next to the stack's own: bound to the API and admitted by its resource policy.
+       */
+      additionalVpcEndpointIds: z.array(z.string().regex(/^vpce-[0-9a-f]{8,17}$/)).default([]),
+      /** Networks (peered VPCs, a transit gateway's) whose callers use this VPC's execute-api endpoint. */
+      peeredCallerCidrs: z.array(z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/)).default([]),
     }),
     data: z.strictObject({
       /** Objects in the data bucket expire this many days after they were written. */
@@ -125,12 +158,16 @@ const common = (envName: EnvironmentName) =>
     s3PrefixListId: 'pl-6da54004',
   }) as const;
 
-/** The API Gateway default integration quota (29 s) bounds dev and staging: short scripts only. */
+/**
+ * The API Gateway default integration quota (29 s) bounds dev and staging: short scripts only, and
+ * 5 s of it kept for an execute cold start (the largest MAX that then nests is 15 s).
+ */
 const DEFAULT_QUOTA_TIMEOUTS = {
   defaultScriptSeconds: 10,
-  maxScriptSeconds: 20,
+  maxScriptSeconds: 15,
   killGraceSeconds: 2,
   executeOverheadSeconds: 3,
+  executeColdStartHeadroomSeconds: 5,
   integrationQuota: { seconds: DEFAULT_INTEGRATION_QUOTA_SECONDS },
 } as const;
 
@@ -143,7 +180,8 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
     ...common('dev'),
     vpc: { kind: 'create', cidr: '10.40.0.0/16', maxAzs: 2 },
     execute: { architecture: 'x86_64', memoryMiB: 2048, ephemeralStorageMiB: 1024, maxInflight: 2, tenancy: 'shared' },
-    validate: { memoryMiB: 1024 },
+    // x86_64 in dev so `sam local` runs the function natively on the usual workstation.
+    validate: { memoryMiB: 1024, architecture: 'x86_64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
     api: { throttlingRateLimit: 5, throttlingBurstLimit: 10, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
     data: { expireAfterDays: 7, accessLogExpireAfterDays: 30, presignTtlSeconds: PRESIGN_TTL_SECONDS },
@@ -154,7 +192,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
     ...common('staging'),
     vpc: { kind: 'create', cidr: '10.41.0.0/16', maxAzs: 2 },
     execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant' },
-    validate: { memoryMiB: 1024 },
+    validate: { memoryMiB: 1024, architecture: 'arm64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
     api: { throttlingRateLimit: 20, throttlingBurstLimit: 40, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
     data: { expireAfterDays: 14, accessLogExpireAfterDays: 90, presignTtlSeconds: PRESIGN_TTL_SECONDS },
@@ -171,14 +209,18 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
       availabilityZones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'],
       isolatedSubnetIds: ['subnet-0a1b2c3d4e5f60711', 'subnet-0a1b2c3d4e5f60722', 'subnet-0a1b2c3d4e5f60733'],
       isolatedSubnetRouteTableIds: ['rtb-0a1b2c3d4e5f60711', 'rtb-0a1b2c3d4e5f60722', 'rtb-0a1b2c3d4e5f60733'],
+      // PLACEHOLDER: associating the DNS firewall assumes this VPC is dedicated to jube-r (docs/deploying.md).
+      dnsFirewall: 'associate',
     },
     execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant' },
-    validate: { memoryMiB: 1536 },
+    validate: { memoryMiB: 1536, architecture: 'arm64' },
     timeouts: {
       defaultScriptSeconds: 30,
       maxScriptSeconds: 120,
       killGraceSeconds: 2,
       executeOverheadSeconds: 5,
+      // The raised quota affords Lambda's whole init limit: a cold start never costs a near-limit script.
+      executeColdStartHeadroomSeconds: 10,
       // PLACEHOLDER: prod's account must really have this quota raised before deploying.
       integrationQuota: { seconds: 180, raisedBy: 'PLACEHOLDER: Service Quotas request for API Gateway "Maximum integration timeout in milliseconds"' },
     },
@@ -190,7 +232,15 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
 };
 
 /** Context keys that may override a single value at synth time (`-c key=value`). */
-export const CONTEXT_OVERRIDES = ['account', 'region', 'orchestratorRoleArn', 's3PrefixListId'] as const;
+export const CONTEXT_OVERRIDES = [
+  'account',
+  'region',
+  'orchestratorRoleArn',
+  's3PrefixListId',
+  'executeBaseImage',
+  'manageApiGatewayAccount',
+  'alarmTopicArn',
+] as const;
 export type ContextOverrides = Partial<Record<(typeof CONTEXT_OVERRIDES)[number], string>>;
 
 export class DeploymentConfigError extends Error {
@@ -209,7 +259,17 @@ export function resolveDeploymentConfig(envName: unknown, overrides: ContextOver
     );
   }
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = DeploymentConfigSchema.safeParse({ ...ENVIRONMENTS[name.data], ...defined });
+  const base = ENVIRONMENTS[name.data];
+  // The S3 prefix list is the region's: a region override without its prefix list would leave the
+  // execute function's only egress rule pointing at another region's S3.
+  if (defined['region'] !== undefined && defined['region'] !== base.region && defined['s3PrefixListId'] === undefined) {
+    throw new DeploymentConfigError(
+      `invalid jube-r deployment config for ${name.data}: s3PrefixListId: ${base.s3PrefixListId} is ${base.region}'s S3 prefix list; ` +
+        `with -c region=${defined['region']} also pass -c s3PrefixListId=<that region's>: ` +
+        `aws ec2 describe-managed-prefix-lists --region ${defined['region']} --filters Name=prefix-list-name,Values=com.amazonaws.${defined['region']}.s3 --query 'PrefixLists[0].PrefixListId'`,
+    );
+  }
+  const parsed = DeploymentConfigSchema.safeParse({ ...base, ...defined });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
     throw new DeploymentConfigError(`invalid jube-r deployment config for ${name.data}: ${problems}`);

@@ -4,6 +4,7 @@
  */
 import { EXECUTE_HANDLER_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
 import type { DeploymentConfig } from './config.ts';
+import { rAddressSpaceLimitBytes } from './execute-memory.ts';
 import type { TimeoutChain } from './timeout-chain.ts';
 
 /** Values only known at deploy time (CloudFormation tokens), passed in by the stack. */
@@ -12,12 +13,16 @@ export interface DeployTimeNames {
   readonly dataBucketName: string;
 }
 
-/** Shared by both functions: the script's time limits as both sides must apply them. */
-function scriptTimeouts(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
+/**
+ * Shared by both functions: the script's time limits as both sides must apply them, and R's memory
+ * limit (the execute function applies it; the validate function reports it in GET /health).
+ */
+function scriptLimits(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
   return {
     JUBE_R_SCRIPT_TIMEOUT_SECONDS: String(config.timeouts.defaultScriptSeconds),
     JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: String(chain.rLimitMaxSeconds),
     JUBE_R_KILL_GRACE_SECONDS: String(chain.killGraceSeconds),
+    JUBE_R_RLIMIT_AS_BYTES: String(rAddressSpaceLimitBytes(config.execute.memoryMiB)),
   };
 }
 
@@ -35,8 +40,14 @@ export function sandboxLayers(config: DeploymentConfig): string[] {
     ...(config.execute.tenancy === 'per-tenant' ? ['lambda-per-tenant-isolation'] : []),
     'execute-role-logs-only',
     'isolated-subnets-s3-get-only',
+    ...(dnsFirewallAssociated(config) ? ['dns-firewall'] : []),
     'read-only-image',
   ];
+}
+
+/** Whether the stack associates its DNS Firewall rule group with the execute function's VPC. */
+export function dnsFirewallAssociated(config: Pick<DeploymentConfig, 'vpc'>): boolean {
+  return config.vpc.kind === 'create' || config.vpc.dnsFirewall === 'associate';
 }
 
 export function validateEnvironment(
@@ -45,8 +56,9 @@ export function validateEnvironment(
   names: DeployTimeNames,
 ): Record<string, string> {
   return {
-    ...scriptTimeouts(config, chain),
+    ...scriptLimits(config, chain),
     JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS: String(chain.lambdaClientTimeoutMs),
+    JUBE_R_RESPONSE_RESERVE_MS: String(chain.validateResponseReserveMs),
     JUBE_R_MAX_INFLIGHT_EXECUTE: String(config.execute.maxInflight),
     JUBE_R_MAX_REQUEST_BODY_BYTES: String(config.api.maxRequestBodyBytes),
     JUBE_R_EXECUTE_FUNCTION_NAME: names.executeFunctionName,
@@ -61,5 +73,5 @@ export function validateEnvironment(
 }
 
 export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
-  return scriptTimeouts(config, chain);
+  return scriptLimits(config, chain);
 }

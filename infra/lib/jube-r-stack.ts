@@ -1,14 +1,17 @@
 /**
- * The jube-r stack for one environment: network, data bucket, execute function, validate
- * function, private API. Everything it needs arrives as readonly props resolved in infra/bin.
+ * The jube-r stack for one environment: network (with its DNS firewall), data bucket, execute
+ * function, validate function, private API, alarms and a dashboard. Everything it needs arrives as
+ * readonly props resolved in infra/bin.
  */
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DeploymentConfig } from './config.ts';
 import { DataBucket } from './constructs/data-bucket.ts';
+import { dataBucketDomains } from './constructs/dns-firewall.ts';
 import { ExecuteFunction } from './constructs/execute-function.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { Network } from './constructs/network.ts';
 import { PrivateApi } from './constructs/private-api.ts';
 import { ValidateFunction } from './constructs/validate-function.ts';
@@ -35,6 +38,7 @@ export class JubeRStack extends Stack {
   readonly execute: ExecuteFunction;
   readonly validate: ValidateFunction;
   readonly api: PrivateApi;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: JubeRStackProps) {
     super(scope, id, props);
@@ -44,6 +48,7 @@ export class JubeRStack extends Stack {
       maxScriptSeconds: config.timeouts.maxScriptSeconds,
       killGraceSeconds: config.timeouts.killGraceSeconds,
       executeOverheadSeconds: config.timeouts.executeOverheadSeconds,
+      executeColdStartHeadroomMs: config.timeouts.executeColdStartHeadroomSeconds * 1000,
       integrationQuotaSeconds: config.timeouts.integrationQuota.seconds,
       ...(config.timeouts.integrationQuota.raisedBy ? { quotaRaisedBy: config.timeouts.integrationQuota.raisedBy } : {}),
     });
@@ -51,7 +56,12 @@ export class JubeRStack extends Stack {
     const logRetention = config.logRetentionDays as logs.RetentionDays;
     const logs_ = { logRetention, logRemovalPolicy: removalPolicy };
 
-    this.network = new Network(this, 'Network', { vpc: config.vpc, s3PrefixListId: config.s3PrefixListId, ...logs_ });
+    this.network = new Network(this, 'Network', {
+      vpc: config.vpc,
+      s3PrefixListId: config.s3PrefixListId,
+      peeredCallerCidrs: config.api.peeredCallerCidrs,
+      ...logs_,
+    });
 
     this.data = new DataBucket(this, 'Data', {
       expireAfterDays: config.data.expireAfterDays,
@@ -59,9 +69,12 @@ export class JubeRStack extends Stack {
       removalPolicy,
     });
     this.network.restrictS3EndpointTo(this.data.bucket);
+    // The region comes from the config (a literal), so the allowed name is exact.
+    this.network.restrictDnsTo(dataBucketDomains(this.data.bucket.bucketName, config.region, this.urlSuffix));
 
     this.execute = new ExecuteFunction(this, 'Execute', {
       imageDirectory: paths.imageDirectory,
+      baseImage: config.executeBaseImage,
       execute: config.execute,
       timeoutSeconds: this.chain.executeLambdaTimeoutSeconds,
       environment: executeEnvironment(config, this.chain),
@@ -75,6 +88,7 @@ export class JubeRStack extends Stack {
       repositoryRoot: paths.repositoryRoot,
       entry: paths.validateEntry,
       memoryMiB: config.validate.memoryMiB,
+      architecture: config.validate.architecture,
       timeoutSeconds: this.chain.validateLambdaTimeoutSeconds,
       environment: validateEnvironment(config, this.chain, {
         executeFunctionName: this.execute.function.functionName,
@@ -95,6 +109,8 @@ export class JubeRStack extends Stack {
     this.api = new PrivateApi(this, 'Api', {
       stageName: config.envName,
       endpoint: this.network.apiEndpoint,
+      additionalVpcEndpointIds: config.api.additionalVpcEndpointIds,
+      manageAccountCloudWatchRole: config.manageApiGatewayAccount,
       orchestratorRoleArn: config.orchestratorRoleArn,
       handler: this.validate.function,
       integrationTimeoutMs: this.chain.apiIntegrationTimeoutMs,
@@ -103,12 +119,51 @@ export class JubeRStack extends Stack {
       ...logs_,
     });
 
-    new CfnOutput(this, 'ApiId', { value: this.api.api.restApiId, description: 'Private REST API id' });
-    new CfnOutput(this, 'ApiVpcEndpointId', { value: this.network.apiEndpoint.vpcEndpointId });
-    new CfnOutput(this, 'DataBucketName', { value: this.data.bucket.bucketName });
-    new CfnOutput(this, 'OrchestratorMinimumHttpTimeoutMs', {
-      value: String(this.chain.apiIntegrationTimeoutMs + 1000),
-      description: 'The orchestrator must wait longer than the API integration timeout',
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      dashboardName: `${config.stackName}-${config.region}`,
+      execute: this.execute.function,
+      validate: this.validate.function,
+      stage: this.api.api.deploymentStage,
+      executeTimeoutMs: this.chain.executeLambdaTimeoutSeconds * 1000,
+      reservedConcurrency: config.execute.maxInflight,
+      apiIntegrationTimeoutMs: this.chain.apiIntegrationTimeoutMs,
+      alarmTopicArn: config.alarmTopicArn,
     });
+
+    this.addOutputs(config);
+  }
+
+  /** What an orchestrator (or its operator) needs to reach the private API from another network. */
+  private addOutputs(config: DeploymentConfig): void {
+    const apiId = this.api.api.restApiId;
+    const endpointId = this.network.apiEndpoint.vpcEndpointId;
+    const host = (name: string) => `${name}.execute-api.${config.region}.${this.urlSuffix}`;
+    const outputs: Record<string, { value: string; description: string }> = {
+      ApiId: { value: apiId, description: 'Private REST API id' },
+      ApiUrl: {
+        value: `https://${host(apiId)}/${config.envName}/`,
+        description: 'Invoke URL; resolves through the execute-api endpoint\'s private DNS inside a VPC with such an endpoint',
+      },
+      ApiVpcEndpointUrl: {
+        value: `https://${host(`${apiId}-${endpointId}`)}/${config.envName}/`,
+        description: 'Invoke URL through this stack\'s endpoint, resolvable from any network routed to it (peering, transit gateway)',
+      },
+      ApiVpcEndpointId: { value: endpointId, description: 'The stack\'s execute-api interface endpoint (aws:SourceVpce of the resource policy)' },
+      VpcId: { value: this.network.vpc.vpcId, description: 'The VPC of the execute function and the execute-api endpoint' },
+      IsolatedSubnetIds: {
+        value: Fn.join(',', this.network.vpc.selectSubnets(this.network.isolatedSubnets).subnetIds),
+        description: 'Isolated subnets of the execute function and the execute-api endpoint (comma-separated)',
+      },
+      S3GatewayEndpointId: { value: this.network.s3Endpoint.vpcEndpointId, description: 'S3 gateway endpoint (data bucket reads only)' },
+      ExecuteSecurityGroupId: { value: this.network.executeSecurityGroup.securityGroupId, description: 'The execute function\'s security group' },
+      DnsFirewallRuleGroupId: { value: this.network.dnsFirewall!.ruleGroup.attrId, description: 'DNS Firewall rule group (only the data bucket\'s name resolves)' },
+      DataBucketName: { value: this.data.bucket.bucketName, description: 'Tenant tables at <tenant>/<pointer>.csv(.gz)' },
+      DashboardName: { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of this environment' },
+      OrchestratorMinimumHttpTimeoutMs: {
+        value: String(this.chain.apiIntegrationTimeoutMs + 1000),
+        description: 'The orchestrator must wait longer than the API integration timeout',
+      },
+    };
+    for (const [id, output] of Object.entries(outputs)) new CfnOutput(this, id, output);
   }
 }

@@ -37,6 +37,8 @@ const ENV_SCHEMA = {
   JUBE_R_LAMBDA_ENDPOINT: z.url().optional(),
   /** Lambda client request timeout; must exceed the execute function's own timeout. */
   JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS: int(1000, 900_000).optional(),
+  /** What the validate function keeps of its remaining time to answer after giving up on an invoke. */
+  JUBE_R_RESPONSE_RESERVE_MS: int(100, 60_000).default(1000),
   /** Data pointers: a local directory (<dir>/<tenant>/<pointer>.csv) or, in AWS, an S3 bucket. */
   JUBE_R_DATA_DIR: z.string().min(1).default('.jube-data'),
   JUBE_R_DATA_BUCKET: z.string().min(3).optional(),
@@ -75,6 +77,8 @@ export interface ServiceConfig {
   readonly lambdaEndpoint: string | undefined;
   /** Defaults to the local execute timeout (localExecuteTimeoutMs) + 5 s, so it outlives the execute function. */
   readonly lambdaClientTimeoutMs: number;
+  /** The invoke's deadline leaves this much of the validate function's remaining time (infra/lib/timeout-chain.ts). */
+  readonly responseReserveMs: number;
   /** JUBE_R_SANDBOX_LAYERS as a list; undefined when the deployment declares none. */
   readonly sandboxLayers: readonly string[] | undefined;
   readonly data: {
@@ -140,6 +144,7 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     lambdaClientTimeoutMs:
       e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ??
       localExecuteTimeoutMs(e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX, e.JUBE_R_KILL_GRACE_SECONDS) + LOCAL_CLIENT_MARGIN_MS,
+    responseReserveMs: e.JUBE_R_RESPONSE_RESERVE_MS,
     sandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
     data: {
       dir: e.JUBE_R_DATA_DIR,

@@ -116,6 +116,7 @@ export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
   UNKNOWN_FIELD: 400,
   INVALID_TENANT: 400,
+  TENANT_REQUIRED: 400,
   NOT_FOUND: 404,
   /** 404 like an object one may not see: the same answer whether malformed, stale, missing or not yours. */
   DATA_POINTER_UNRESOLVED: 404,
@@ -126,6 +127,8 @@ export const ERROR_STATUS = {
   INTERNAL: 500,
   EXECUTE_FAILED: 502,
   THROTTLED: 503,
+  /** The validate function's own answer before API Gateway's integration timeout would fire. */
+  EXECUTE_DEADLINE: 504,
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
@@ -149,6 +152,7 @@ const GENERIC_5XX: Readonly<Record<number, string>> = {
   500: 'internal error; quote the requestId when reporting it',
   502: 'the execute function failed to produce a result; quote the requestId when reporting it',
   503: 'the execute function is at its concurrency limit; retry after the Retry-After interval',
+  504: 'the execute function did not answer in time (a cold start or a script at its limit); it was not retried, quote the requestId when reporting it',
 };
 
 /** The caller-facing message for `code`: `message` below 500, the generic wording from 500 up. */

@@ -40,6 +40,11 @@ export class InvalidTenantError extends ApiError {
   override readonly name = 'InvalidTenantError';
   readonly code = 'INVALID_TENANT';
 }
+/** Under PER_TENANT an invocation must name its tenant; a shared `default` would mix callers' environments. */
+export class TenantRequiredError extends ApiError {
+  override readonly name = 'TenantRequiredError';
+  readonly code = 'TENANT_REQUIRED';
+}
 export class RouteNotFoundError extends ApiError {
   override readonly name = 'RouteNotFoundError';
   readonly code = 'NOT_FOUND';
@@ -72,6 +77,15 @@ export class ThrottledError extends ApiError {
 export class ExecuteFailedError extends ApiError {
   override readonly name = 'ExecuteFailedError';
   readonly code = 'EXECUTE_FAILED';
+}
+/**
+ * The execute function did not answer before the invoke's deadline (derived from the validate
+ * function's remaining time): a cold start longer than the chain's headroom on a near-limit script.
+ * Never retried here; the script may still be finishing in its own environment.
+ */
+export class ExecuteDeadlineError extends ApiError {
+  override readonly name = 'ExecuteDeadlineError';
+  readonly code = 'EXECUTE_DEADLINE';
 }
 /** The Lambda call itself failed (network, SDK, credentials). */
 export class InvokeError extends ApiError {

@@ -1,16 +1,36 @@
 /**
  * Invokes the execute function once per /execute call. The client never retries
  * (`maxAttempts: 1`): a throttle must reach the caller as a 503 at once, and a slow script must
- * never run twice. Its request timeout (`lambdaClientTimeoutMs`) outlives the execute function's
- * own timeout, so the function's answer (or Lambda's timeout error) arrives before the client gives up.
+ * never run twice.
+ *
+ * The invoke has a deadline (an AbortSignal passed to the SDK): the configured client timeout
+ * (`lambdaClientTimeoutMs`, which outlives a cold execute invocation, infra/lib/timeout-chain.ts),
+ * shortened to what this validate invocation has left minus `responseReserveMs`. Validator loading
+ * and data-pointer resolution come before the invoke, and an execute cold start is not counted in
+ * the execute function's timeout; if they add up past the validate function's own time, the caller
+ * still gets this function's answer (504 EXECUTE_DEADLINE) rather than API Gateway's bare 504.
  */
 import { InvokeCommand, LambdaClient, TooManyRequestsException, type InvokeCommandInput } from '@aws-sdk/client-lambda';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { ExecuteResponseSchema, type ExecuteEventInput, type ExecuteResponse } from '../../../layers/contract/execute.ts';
-import { ExecuteFailedError, InvokeError, ThrottledError } from '../http/errors.ts';
+import { ExecuteDeadlineError, ExecuteFailedError, InvokeError, ThrottledError } from '../http/errors.ts';
+
+export interface InvokeOptions {
+  /** The validate invocation's remaining time, read when the invoke starts. */
+  readonly remainingTimeMs?: () => number;
+}
 
 export interface ExecuteInvoker {
-  invoke(event: ExecuteEventInput, tenant: string): Promise<ExecuteResponse>;
+  invoke(event: ExecuteEventInput, tenant: string, options?: InvokeOptions): Promise<ExecuteResponse>;
+}
+
+/** Below this, starting a script is pointless: it could not answer before the deadline. */
+export const MIN_INVOKE_BUDGET_MS = 1000;
+
+/** The invoke's deadline in milliseconds from now. Pure. */
+export function invokeDeadlineMs(config: Pick<ServiceConfig, 'lambdaClientTimeoutMs' | 'responseReserveMs'>, remainingMs: number | undefined): number {
+  if (remainingMs === undefined || !Number.isFinite(remainingMs)) return config.lambdaClientTimeoutMs;
+  return Math.min(config.lambdaClientTimeoutMs, Math.floor(remainingMs - config.responseReserveMs));
 }
 
 /** Seconds a throttled caller is told to wait when Lambda does not say. */
@@ -43,6 +63,34 @@ export function invokeParams(config: ServiceConfig, event: ExecuteEventInput, te
   };
 }
 
+/** The SDK's names for a request it gave up on: our AbortSignal, or its own request timeout. */
+function isDeadline(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === 'AbortError' || name === 'TimeoutError';
+}
+
+/**
+ * `send` with the deadline: the SDK aborts the HTTP request on the signal, and the race answers
+ * even where nothing below honours it (a mocked client, a stuck handler).
+ */
+async function sendBefore(client: LambdaClient, command: InvokeCommand, deadlineMs: number) {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`no answer within ${deadlineMs} ms`);
+      error.name = 'AbortError';
+      controller.abort(error);
+      reject(error);
+    }, deadlineMs);
+  });
+  try {
+    return await Promise.race([client.send(command, { abortSignal: controller.signal }), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function isThrottle(error: unknown): boolean {
   if (error instanceof TooManyRequestsException) return true;
   const e = error as { name?: unknown; $metadata?: { httpStatusCode?: number } } | null;
@@ -61,12 +109,19 @@ export function createExecuteInvoker(
   client: LambdaClient = createLambdaClient(config, env),
 ): ExecuteInvoker {
   return {
-    async invoke(event, tenant) {
+    async invoke(event, tenant, options = {}) {
+      const deadlineMs = invokeDeadlineMs(config, options.remainingTimeMs?.());
+      if (deadlineMs < MIN_INVOKE_BUDGET_MS) {
+        throw new ExecuteDeadlineError(`only ${deadlineMs} ms left for the invoke; the script was not started`);
+      }
       let output;
       try {
-        output = await client.send(new InvokeCommand(invokeParams(config, event, tenant)));
+        output = await sendBefore(client, new InvokeCommand(invokeParams(config, event, tenant)), deadlineMs);
       } catch (error) {
         if (isThrottle(error)) throw new ThrottledError(retryAfter(error), { cause: error });
+        if (isDeadline(error)) {
+          throw new ExecuteDeadlineError(`the execute function did not answer within ${deadlineMs} ms`, { cause: error });
+        }
         throw new InvokeError(`invoking ${config.executeFunctionName} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error });
       }
       const text = output.Payload ? Buffer.from(output.Payload).toString('utf8') : '';

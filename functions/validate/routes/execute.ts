@@ -15,6 +15,8 @@ export interface ExecuteCall {
   readonly body: unknown;
   readonly tenant: string;
   readonly requestId: string;
+  /** The validate invocation's remaining time (Lambda context); unset: only the configured client timeout bounds the invoke. */
+  readonly remainingTimeMs?: () => number;
 }
 
 export function rejectionSummary(validation: ValidationResult): string {
@@ -57,6 +59,7 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       requestId: call.requestId,
     },
     call.tenant,
+    call.remainingTimeMs ? { remainingTimeMs: call.remainingTimeMs } : {},
   );
 }
 

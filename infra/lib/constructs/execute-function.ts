@@ -1,11 +1,13 @@
 /**
- * The execute function: the r-image container (Node handler + R) in isolated subnets, reserved
+ * The execute function: the r-image container (Node 24 handler + R) in isolated subnets, reserved
  * concurrency = the in-flight cap, optionally PER_TENANT tenancy. Its role can write to its own
- * log group and manage the ENIs Lambda needs to place it in the VPC; nothing else (no S3, no
- * Lambda, no other service): a script that escaped R would hold credentials worth nothing.
+ * log group, manage the ENIs Lambda needs to place it in the VPC and send X-Ray segments; nothing
+ * else (no S3, no Lambda, no other service): a script that escaped R would hold credentials worth
+ * nothing, and the network (isolated subnets, one egress rule, DNS firewall) lets it reach nothing.
  */
 import { Duration, type RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -17,6 +19,8 @@ import { subnetArns } from './network.ts';
 export interface ExecuteFunctionProps {
   /** Directory holding the plain `Dockerfile` and its staged build context (r-image/). */
   readonly imageDirectory: string;
+  /** BASE_IMAGE for the Dockerfile, pinned by digest; unset: the Dockerfile's default. */
+  readonly baseImage: string | undefined;
   readonly execute: DeploymentConfig['execute'];
   readonly timeoutSeconds: number;
   readonly environment: Readonly<Record<string, string>>;
@@ -45,16 +49,23 @@ export class ExecuteFunction extends Construct {
     const eniReason =
       'Lambda creates and deletes the hyperplane ENIs of a VPC function with the execution role; their ids are unknown before ' +
       'creation, so network-interface/* (this account and region only) is the narrowest resource, and ' +
-      'ec2:DescribeNetworkInterfaces/DescribeSubnets support no resource-level permissions (Resource "*").';
+      'ec2:DescribeNetworkInterfaces/DescribeSubnets support no resource-level permissions (Resource "*"); nor do ' +
+      "X-Ray's xray:PutTraceSegments/PutTelemetryRecords, which CDK grants on \"*\" for active tracing.";
     Validations.of(this.role).acknowledge(
       { id: `AwsSolutions::AwsSolutions-IAM5[Resource::${nagNetworkInterfaceArn(stack)}]`, reason: eniReason },
       { id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]', reason: eniReason },
     );
 
+    const architecture = props.execute.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64;
     this.function = new lambda.DockerImageFunction(this, 'Function', {
       description: 'jube-r execute: runs one validated R script in a fresh Rscript per invocation',
-      code: lambda.DockerImageCode.fromImageAsset(props.imageDirectory, { file: 'Dockerfile' }),
-      architecture: props.execute.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      code: lambda.DockerImageCode.fromImageAsset(props.imageDirectory, {
+        file: 'Dockerfile',
+        // Built for the function's architecture whatever machine deploys (buildx/podman --platform).
+        platform: architecture.dockerPlatform === 'linux/arm64' ? ecrAssets.Platform.LINUX_ARM64 : ecrAssets.Platform.LINUX_AMD64,
+        ...(props.baseImage ? { buildArgs: { BASE_IMAGE: props.baseImage } } : {}),
+      }),
+      architecture,
       memorySize: props.execute.memoryMiB,
       ephemeralStorageSize: Size.mebibytes(props.execute.ephemeralStorageMiB),
       timeout: Duration.seconds(props.timeoutSeconds),
@@ -63,6 +74,8 @@ export class ExecuteFunction extends Construct {
       retryAttempts: 0,
       role: this.role,
       logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: lambda.Tracing.ACTIVE,
       vpc: props.vpc,
       vpcSubnets: props.subnets,
       securityGroups: [props.securityGroup],
@@ -105,9 +118,11 @@ function networkInterfaceArn(stack: Stack): string {
   return `arn:${stack.partition}:ec2:${stack.region}:${stack.account}:network-interface/*`;
 }
 
-/** That ARN as cdk-nag spells it in a finding id (pseudo parameters as <AWS::...>). */
+/**
+ * That ARN as cdk-nag spells it in a finding id (pseudo parameters as <AWS::...>; the partition is
+ * a literal once the region is known, @aws-cdk/core:enablePartitionLiterals).
+ */
 function nagNetworkInterfaceArn(stack: Stack): string {
-  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
-  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
-  return `arn:<AWS::Partition>:ec2:${region}:${account}:network-interface/*`;
+  const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
+  return `arn:${pseudo(stack.partition, 'Partition')}:ec2:${pseudo(stack.region, 'Region')}:${pseudo(stack.account, 'AccountId')}:network-interface/*`;
 }

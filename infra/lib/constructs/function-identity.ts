@@ -4,7 +4,7 @@
  * plus whatever inline policies the caller adds. Created as `LogGroup` and `Role` children of
  * `scope`, so the CloudFormation logical ids stay those of the calling construct.
  */
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -44,4 +44,17 @@ export function functionIdentity(scope: Construct, props: FunctionIdentityProps)
     },
   });
   return { logGroup, role };
+}
+
+/**
+ * Active tracing makes CDK grant the role xray:PutTraceSegments and xray:PutTelemetryRecords on
+ * "*": X-Ray defines no resource types for them, so no narrower resource exists.
+ */
+export function acknowledgeXrayWildcard(role: iam.IRole & Construct): void {
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, ' +
+      'so CDK grants them on "*"; nothing else in the policy uses a wildcard resource.',
+  });
 }

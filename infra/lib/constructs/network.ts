@@ -1,9 +1,11 @@
 /**
  * The network the service lives in: isolated subnets only (no NAT, no internet gateway), an
- * interface endpoint for execute-api (the private API is reachable only through it), and an S3
- * gateway endpoint whose policy lets the execute function fetch objects of the data bucket and
- * nothing else. The execute function's security group has exactly one egress rule: HTTPS to the
- * region's S3 prefix list, which is how presigned dataframe URLs are downloaded.
+ * interface endpoint for execute-api (the private API is reachable through it, or through callers'
+ * own endpoints the config names), and an S3 gateway endpoint whose policy lets the execute
+ * function fetch objects of the data bucket and nothing else. The execute function's security group
+ * has exactly one egress rule: HTTPS to the region's S3 prefix list, which is how presigned
+ * dataframe URLs are downloaded; a DNS firewall answers only the data bucket's name. A created
+ * VPC's default security group is left with no rules at all.
  */
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -12,10 +14,14 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { DeploymentConfig } from '../config.ts';
+import { dnsFirewallAssociated } from '../environment-variables.ts';
+import { DnsFirewall } from './dns-firewall.ts';
 
 export interface NetworkProps {
   readonly vpc: DeploymentConfig['vpc'];
   readonly s3PrefixListId: string;
+  /** CIDRs besides the VPC's own allowed to reach the execute-api endpoint (peered callers). */
+  readonly peeredCallerCidrs: readonly string[];
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
 }
@@ -27,9 +33,13 @@ export class Network extends Construct {
   readonly s3Endpoint: ec2.GatewayVpcEndpoint;
   /** The execute function's security group: no ingress, egress only to S3 on 443. */
   readonly executeSecurityGroup: ec2.SecurityGroup;
+  /** Set by restrictDnsTo. */
+  dnsFirewall: DnsFirewall | undefined;
+  private readonly vpcConfig: DeploymentConfig['vpc'];
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
+    this.vpcConfig = props.vpc;
     this.vpc = props.vpc.kind === 'create' ? this.createVpc(props.vpc, props) : importVpc(this, props.vpc);
     this.isolatedSubnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
 
@@ -39,9 +49,12 @@ export class Network extends Construct {
       privateDnsEnabled: true,
       open: false,
     });
-    // HTTPS from inside the VPC only (where the orchestrator calls from); the CIDR comes from the
-    // config, not the VPC's token, so it is a literal in the template.
+    // HTTPS from inside the VPC and from peered callers' CIDRs only; the CIDRs come from the config,
+    // not the VPC's token, so they are literals in the template.
     this.apiEndpoint.connections.allowFrom(ec2.Peer.ipv4(props.vpc.cidr), ec2.Port.tcp(443), 'HTTPS from inside the VPC');
+    for (const cidr of props.peeredCallerCidrs) {
+      this.apiEndpoint.connections.allowFrom(ec2.Peer.ipv4(cidr), ec2.Port.tcp(443), 'HTTPS from a peered caller network');
+    }
 
     this.s3Endpoint = this.vpc.addGatewayEndpoint('S3Endpoint', {
       service: ec2.GatewayVpcEndpointAwsService.S3,
@@ -69,6 +82,19 @@ export class Network extends Construct {
     ]);
   }
 
+  /**
+   * Lets the VPC's resolver answer only `domains` (DNS Firewall). Associated with a created VPC, and
+   * with an existing one only when its config says it is dedicated to jube-r.
+   */
+  restrictDnsTo(domains: readonly string[]): DnsFirewall {
+    this.dnsFirewall = new DnsFirewall(this, 'DnsFirewall', {
+      allowedDomains: domains,
+      vpcId: this.vpc.vpcId,
+      associate: dnsFirewallAssociated({ vpc: this.vpcConfig }),
+    });
+    return this.dnsFirewall;
+  }
+
   /** Narrows the S3 gateway endpoint to reading objects of the data bucket (no exfiltration path). */
   restrictS3EndpointTo(bucket: s3.IBucket): void {
     this.s3Endpoint.addToPolicy(
@@ -86,6 +112,8 @@ export class Network extends Construct {
       ipAddresses: ec2.IpAddresses.cidr(config.cidr),
       maxAzs: config.maxAzs,
       natGateways: 0,
+      // Nothing uses the default security group; a custom resource removes its allow-all rules.
+      restrictDefaultSecurityGroup: true,
       enableDnsHostnames: true,
       enableDnsSupport: true,
       subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],

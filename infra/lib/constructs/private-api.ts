@@ -1,12 +1,14 @@
 /**
- * The private REST API: reachable only through the execute-api interface endpoint (resource
- * policy denies any other aws:SourceVpce), IAM (SigV4) authorization on every method, and only
- * the orchestrator's role allowed to invoke. All four routes proxy to the validate function with
- * the integration timeout taken from the timeout chain.
+ * The private REST API: reachable only through the stack's execute-api interface endpoint or the
+ * callers' own endpoints the config names (resource policy denies any other aws:SourceVpce), IAM
+ * (SigV4) authorization on every method, and only the orchestrator's role allowed to invoke. All
+ * four routes proxy to the validate function with the integration timeout taken from the timeout
+ * chain. The stage is traced with X-Ray and writes JSON access logs that name the caller's ARN,
+ * the endpoint it came through and the integration's latency.
  */
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
-import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -23,6 +25,10 @@ export const ROUTES = [
 export interface PrivateApiProps {
   readonly stageName: string;
   readonly endpoint: ec2.IInterfaceVpcEndpoint;
+  /** Callers' own execute-api endpoints (other VPCs or accounts), admitted next to `endpoint`. */
+  readonly additionalVpcEndpointIds: readonly string[];
+  /** Set API Gateway's account-wide CloudWatch role (AWS::ApiGateway::Account) from this stack. */
+  readonly manageAccountCloudWatchRole: boolean;
   readonly orchestratorRoleArn: string;
   readonly handler: lambda.IFunction;
   readonly integrationTimeoutMs: number;
@@ -43,17 +49,22 @@ export class PrivateApi extends Construct {
       removalPolicy: props.logRemovalPolicy,
     });
 
+    const callerEndpoints = props.additionalVpcEndpointIds.map((vpcEndpointId, i) =>
+      ec2.InterfaceVpcEndpoint.fromInterfaceVpcEndpointAttributes(this, `CallerEndpoint${i}`, { vpcEndpointId, port: 443 }),
+    );
     this.api = new apigateway.RestApi(this, 'Api', {
       description: 'jube-r: sandboxed R analytics (private; SigV4 from the orchestrator only)',
-      endpointConfiguration: { types: [apigateway.EndpointType.PRIVATE], vpcEndpoints: [props.endpoint] },
-      policy: resourcePolicy(props.orchestratorRoleArn, props.endpoint.vpcEndpointId),
+      endpointConfiguration: { types: [apigateway.EndpointType.PRIVATE], vpcEndpoints: [props.endpoint, ...callerEndpoints] },
+      policy: resourcePolicy(props.orchestratorRoleArn, [props.endpoint.vpcEndpointId, ...props.additionalVpcEndpointIds]),
       defaultMethodOptions: { authorizationType: apigateway.AuthorizationType.IAM },
-      // Access logging needs the account-level CloudWatch role; CDK manages it with the stack.
-      cloudWatchRole: true,
+      // Access logging needs the account-level CloudWatch role. It is one setting per account and
+      // region (the last stack to deploy it wins), so the stack manages it only when told to.
+      cloudWatchRole: props.manageAccountCloudWatchRole,
       deployOptions: {
         stageName: props.stageName,
         accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
-        accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
+        accessLogFormat: apigateway.AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+        tracingEnabled: true,
         throttlingRateLimit: props.throttlingRateLimit,
         throttlingBurstLimit: props.throttlingBurstLimit,
         // Errors only, and never request/response bodies: they hold scripts and tenant data.
@@ -62,6 +73,10 @@ export class PrivateApi extends Construct {
         metricsEnabled: true,
       },
     });
+
+    // RestApi always adds an `Endpoint` output under a hashed logical id; the stack outputs the same
+    // URL as `ApiUrl`, under a name the docs can give.
+    this.api.node.tryRemoveChild('Endpoint');
 
     // Validation is on for parameters and bodies, but no method declares a request model: the
     // handler validates bodies with strict zod schemas and answers with the contract's error codes
@@ -90,16 +105,46 @@ export class PrivateApi extends Construct {
         reason: 'Private API: reachable only through the VPC interface endpoint, IAM-authorized, one caller principal; stage throttling bounds load.',
       },
       { id: 'AwsSolutions::AwsSolutions-COG4', reason: 'Callers are AWS principals signing with SigV4 (IAM authorization), not Cognito users.' },
-      {
-        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: "API Gateway's account-level CloudWatch role needs AmazonAPIGatewayPushToCloudWatchLogs to write access logs; it is the service's documented policy.",
-      },
+      ...(props.manageAccountCloudWatchRole
+        ? [
+            {
+              id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+              reason: "API Gateway's account-level CloudWatch role needs AmazonAPIGatewayPushToCloudWatchLogs to write access logs; it is the service's documented policy.",
+            },
+          ]
+        : []),
     );
   }
 }
 
-/** Only the orchestrator may invoke, and only through the interface endpoint. */
-function resourcePolicy(orchestratorRoleArn: string, vpcEndpointId: string): iam.PolicyDocument {
+/**
+ * One JSON object per request: API Gateway's standard fields, plus who called (the caller's ARN),
+ * through which endpoint, how long the validate function took and why an integration failed.
+ */
+export const ACCESS_LOG_FIELDS = {
+  requestId: apigateway.AccessLogField.contextRequestId(),
+  extendedRequestId: apigateway.AccessLogField.contextExtendedRequestId(),
+  requestTime: apigateway.AccessLogField.contextRequestTime(),
+  httpMethod: apigateway.AccessLogField.contextHttpMethod(),
+  resourcePath: apigateway.AccessLogField.contextResourcePath(),
+  protocol: apigateway.AccessLogField.contextProtocol(),
+  status: apigateway.AccessLogField.contextStatus(),
+  responseLength: apigateway.AccessLogField.contextResponseLength(),
+  responseLatency: apigateway.AccessLogField.contextResponseLatency(),
+  integrationLatency: apigateway.AccessLogField.contextIntegrationLatency(),
+  integrationStatus: apigateway.AccessLogField.contextIntegrationStatus(),
+  integrationError: apigateway.AccessLogField.contextIntegrationErrorMessage(),
+  errorMessage: apigateway.AccessLogField.contextErrorMessage(),
+  ip: apigateway.AccessLogField.contextIdentitySourceIp(),
+  caller: apigateway.AccessLogField.contextIdentityCaller(),
+  userArn: apigateway.AccessLogField.contextIdentityUserArn(),
+  // No AccessLogField helper exists for it; API Gateway fills it for private APIs.
+  vpceId: '$context.identity.vpceId',
+  xrayTraceId: apigateway.AccessLogField.contextXrayTraceId(),
+} as const;
+
+/** Only the orchestrator may invoke, and only through the admitted interface endpoints. */
+function resourcePolicy(orchestratorRoleArn: string, vpcEndpointIds: readonly string[]): iam.PolicyDocument {
   return new iam.PolicyDocument({
     statements: [
       new iam.PolicyStatement({
@@ -115,7 +160,7 @@ function resourcePolicy(orchestratorRoleArn: string, vpcEndpointId: string): iam
         principals: [new iam.AnyPrincipal()],
         actions: ['execute-api:Invoke'],
         resources: ['execute-api:/*'],
-        conditions: { StringNotEquals: { 'aws:SourceVpce': vpcEndpointId } },
+        conditions: { StringNotEquals: { 'aws:SourceVpce': vpcEndpointIds.length === 1 ? vpcEndpointIds[0] : [...vpcEndpointIds] } },
       }),
     ],
   });

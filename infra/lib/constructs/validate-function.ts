@@ -1,10 +1,14 @@
 /**
- * The validate function: the API-facing Node 20 handler (middy + zod + tree-sitter-r), bundled
+ * The validate function: the API-facing Node 24 handler (middy + zod + tree-sitter-r), bundled
  * by the locally installed esbuild as one ESM file. Its data files ship beside the bundle (not in
  * a Lambda layer): the loaders look beside the running module, the files are ~1.5 MB and change
  * with the code, so one artifact keeps code and rules from ever disagreeing.
+ *
+ * The AWS SDK is bundled too (`bundleAwsSDK`): otherwise the runtime's own SDK would run, not the
+ * version package-lock.json pins and the tests mock, and one that predates `TenantId` would fail
+ * every PER_TENANT invoke.
  */
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -12,7 +16,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TREE_SITTER_WASM_FILES } from '../../../layers/parser/wasm-files.ts';
 import { ESM_REQUIRE_BANNER } from '../esm-bundle.ts';
-import { functionIdentity } from './function-identity.ts';
+import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.ts';
 
 /** Repository-relative files copied beside the bundle (the loaders' default locations). */
 export const VALIDATE_BUNDLE_FILES = [
@@ -21,11 +25,16 @@ export const VALIDATE_BUNDLE_FILES = [
   ...TREE_SITTER_WASM_FILES,
 ] as const;
 
+/** The Lambda runtime and the esbuild target that matches it. */
+export const VALIDATE_RUNTIME = lambda.Runtime.NODEJS_24_X;
+export const VALIDATE_ESBUILD_TARGET = 'node24';
+
 export interface ValidateFunctionProps {
   readonly repositoryRoot: string;
   /** The handler module (functions/validate/handler.ts), exporting `handler`. */
   readonly entry: string;
   readonly memoryMiB: number;
+  readonly architecture: 'x86_64' | 'arm64';
   readonly timeoutSeconds: number;
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
@@ -49,18 +58,21 @@ export class ValidateFunction extends Construct {
       description: 'jube-r validate: the private API handler (health, packages, validate, execute)',
       entry: props.entry,
       handler: 'handler',
-      runtime: lambda.Runtime.NODEJS_20_X,
-      architecture: lambda.Architecture.X86_64,
+      runtime: VALIDATE_RUNTIME,
+      architecture: props.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: props.memoryMiB,
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      tracing: lambda.Tracing.ACTIVE,
       projectRoot: props.repositoryRoot,
       depsLockFilePath: `${props.repositoryRoot}/package-lock.json`,
       environment: { ...props.environment },
       bundling: {
         format: nodejs.OutputFormat.ESM,
-        target: 'node20',
+        target: VALIDATE_ESBUILD_TARGET,
+        bundleAwsSDK: true,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
         minify: true,
@@ -75,12 +87,6 @@ export class ValidateFunction extends Construct {
         },
       },
     });
-    const node20 =
-      'The project targets Node 20 (package.json engines, esbuild target node20). Lambda deprecated nodejs20.x on 2026-04-30 and ' +
-      'blocks creating functions with it from 2027-02-01: move the codebase and this runtime to Node 22/24 together before then.';
-    Validations.of(this.function).acknowledge(
-      { id: 'AwsSolutions::AwsSolutions-L1', reason: node20 },
-      { id: 'CloudFormation-Validate::W2531', reason: node20 },
-    );
+    acknowledgeXrayWildcard(this.role);
   }
 }

@@ -229,10 +229,21 @@ describe('/execute', () => {
   it('passes the tenant as TenantId when the function uses PER_TENANT tenancy', async () => {
     const api = makeApi({ JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' });
     await call(api, jsonPost('/execute', { script: '1' }, { 'x-JUBE-tenant': 'acme-1' }));
-    await call(api, jsonPost('/execute', { script: '1' }));
     const calls = lambda.commandCalls(InvokeCommand);
     expect(calls[0]!.args[0].input.TenantId).toBe('acme-1');
-    expect(calls[1]!.args[0].input.TenantId).toBe('default');
+  });
+
+  it('requires X-Jube-Tenant under PER_TENANT tenancy (400 TENANT_REQUIRED, nothing invoked) rather than sharing "default"', async () => {
+    const { result, body } = await call(makeApi({ JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' }), jsonPost('/execute', { script: '1' }));
+    expect(result.statusCode).toBe(400);
+    expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'TENANT_REQUIRED', message: expect.stringContaining('X-Jube-Tenant') });
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+  });
+
+  it('keeps "default" for a caller without X-Jube-Tenant where tenancy is shared', async () => {
+    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    expect(result.statusCode).toBe(200);
+    expect(lambda.commandCalls(InvokeCommand)[0]!.args[0].input.TenantId).toBeUndefined();
   });
 
   it('answers a rejected script itself, in the full response shape, without invoking', async () => {

@@ -30,8 +30,33 @@ describe('resolveDeploymentConfig', () => {
     expect(config).toMatchObject({ account: '123456789012', orchestratorRoleArn: 'arn:aws:iam::123456789012:role/platform/orchestrator', region: 'eu-west-1' });
   });
 
+  it('refuses a region override without that region\'s S3 prefix list, naming the key and the lookup', () => {
+    expect(() => resolveDeploymentConfig('dev', { region: 'us-east-2' })).toThrowError(DeploymentConfigError);
+    expect(() => resolveDeploymentConfig('dev', { region: 'us-east-2' })).toThrowError(
+      /s3PrefixListId: pl-6da54004 is eu-west-1's S3 prefix list; with -c region=us-east-2 also pass -c s3PrefixListId=.*com\.amazonaws\.us-east-2\.s3/,
+    );
+  });
+
+  it('accepts a region override together with its S3 prefix list', () => {
+    const config = resolveDeploymentConfig('dev', { region: 'us-east-2', s3PrefixListId: 'pl-7ba54012' });
+    expect(config).toMatchObject({ region: 'us-east-2', s3PrefixListId: 'pl-7ba54012' });
+  });
+
+  it('reads the account-wide API Gateway role opt-in and the alarm topic from context strings', () => {
+    expect(resolveDeploymentConfig('dev').manageApiGatewayAccount).toBe(false);
+    expect(resolveDeploymentConfig('dev').alarmTopicArn).toBeUndefined();
+    const config = resolveDeploymentConfig('dev', {
+      manageApiGatewayAccount: 'true',
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:jube-r-alarms',
+    });
+    expect(config).toMatchObject({ manageApiGatewayAccount: true, alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:jube-r-alarms' });
+  });
+
   it.each([
     ['a malformed account', { account: '12345' }, /account/],
+    ['a base image pinned by tag only', { executeBaseImage: 'debian:trixie-slim' }, /executeBaseImage: must be pinned by digest/],
+    ['an alarm topic that is not an SNS ARN', { alarmTopicArn: 'jube-r-alarms' }, /alarmTopicArn/],
+    ['an opt-in that is not a boolean', { manageApiGatewayAccount: 'maybe' }, /manageApiGatewayAccount/],
     ['a user instead of a role', { orchestratorRoleArn: 'arn:aws:iam::123456789012:user/bob' }, /orchestratorRoleArn/],
     ['a malformed prefix list', { s3PrefixListId: 'com.amazonaws.eu-west-1.s3' }, /s3PrefixListId/],
   ])('refuses %s, naming the key', (_name, overrides, message) => {
@@ -51,7 +76,7 @@ describe('DeploymentConfigSchema', () => {
       'an existing VPC with a subnet missing for one AZ',
       withChanges((c) => ({
         ...c,
-        vpc: { kind: 'existing', vpcId: 'vpc-0123456789abcdef0', cidr: '10.0.0.0/16', availabilityZones: ['eu-west-1a', 'eu-west-1b'], isolatedSubnetIds: ['subnet-0123456789abcdef0'], isolatedSubnetRouteTableIds: ['rtb-0123456789abcdef0'] },
+        vpc: { kind: 'existing', vpcId: 'vpc-0123456789abcdef0', cidr: '10.0.0.0/16', availabilityZones: ['eu-west-1a', 'eu-west-1b'], isolatedSubnetIds: ['subnet-0123456789abcdef0'], isolatedSubnetRouteTableIds: ['rtb-0123456789abcdef0'], dnsFirewall: 'associate' },
       })),
       /one isolated subnet id and one route table id per availability zone/,
     ],
@@ -72,7 +97,7 @@ describe('synthesis and the timeout chain', () => {
     // Act / Assess: the stack refuses before anything is bundled or written.
     expect(() => buildApp({ config, builtinCloudFormationValidation: false })).toThrowError(TimeoutChainError);
     expect(() => buildApp({ config, builtinCloudFormationValidation: false })).toThrowError(
-      /cannot nest under an integration-timeout quota of 29 s.*lower maxScriptSeconds to at most 21 or raise the quota/,
+      /cannot nest under an integration-timeout quota of 29 s.*lower maxScriptSeconds to at most 15, lower the cold-start headroom, or raise the quota/,
     );
   });
 });

@@ -7,9 +7,12 @@ import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { ENVIRONMENT_NAMES, type EnvironmentName } from '../../../infra/lib/config.ts';
+import { ENVIRONMENT_NAMES, ENVIRONMENTS, resolveDeploymentConfig, DeploymentConfigSchema, type EnvironmentName } from '../../../infra/lib/config.ts';
+import { dnsFirewallAssociated } from '../../../infra/lib/environment-variables.ts';
+import { rAddressSpaceLimitBytes } from '../../../infra/lib/execute-memory.ts';
 import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
 import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
+import { ALLOW_RULE_PRIORITY, BLOCK_RULE_PRIORITY } from '../../../infra/lib/constructs/dns-firewall.ts';
 import { VALIDATE_BUNDLE_FILES } from '../../../infra/lib/constructs/validate-function.ts';
 import { ROUTES } from '../../../infra/lib/constructs/private-api.ts';
 import {
@@ -131,11 +134,12 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       }
     });
 
-    it('logs access to its own log group and throttles the stage', () => {
-      const { template, id, config } = get();
+    it('logs access to its own log group, naming the caller\'s ARN, its endpoint and the integration latency, and throttles the stage', () => {
+      const { template, json, id, config } = get();
       template.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: config.envName,
-        AccessLogSetting: { DestinationArn: { 'Fn::GetAtt': [id.accessLogs, 'Arn'] }, Format: Match.anyValue() },
+        TracingEnabled: true,
+        AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.anyValue() },
         MethodSettings: Match.arrayWith([
           Match.objectLike({
             ThrottlingRateLimit: config.api.throttlingRateLimit,
@@ -144,6 +148,21 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
           }),
         ]),
       });
+      const stage = resourcesOf(json, 'AWS::ApiGateway::Stage')[0]![1].Properties!;
+      const access = stage['AccessLogSetting'] as { DestinationArn: unknown; Format: string };
+      expect(JSON.stringify(access.DestinationArn)).toContain(`"Ref":"${id.accessLogs}"`);
+      expect(JSON.parse(access.Format)).toMatchObject({
+        requestId: '$context.requestId',
+        status: '$context.status',
+        integrationLatency: '$context.integrationLatency',
+        userArn: '$context.identity.userArn',
+        vpceId: '$context.identity.vpceId',
+      });
+    });
+
+    it('leaves API Gateway\'s account-wide CloudWatch role alone unless told to manage it', () => {
+      const { json } = get();
+      expect(resourcesOf(json, 'AWS::ApiGateway::Account')).toEqual([]);
     });
   });
 
@@ -285,13 +304,15 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
           'ec2:UnassignPrivateIpAddresses',
           'ec2:DescribeNetworkInterfaces',
           'ec2:DescribeSubnets',
+          'xray:PutTraceSegments',
+          'xray:PutTelemetryRecords',
         ].sort(),
       );
       for (const statement of statements) {
         expect(statement.Effect).toBe('Allow');
         const resource = JSON.stringify(statement.Resource);
         if (actionsOf(statement).some((a) => a.startsWith('logs:'))) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [id.executeLogGroup, 'Arn'] });
-        else if (actionsOf(statement).every((a) => a.startsWith('ec2:Describe'))) expect(statement.Resource).toBe('*');
+        else if (actionsOf(statement).every((a) => a.startsWith('ec2:Describe') || a.startsWith('xray:'))) expect(statement.Resource).toBe('*');
         else expect(resource).toMatch(/:network-interface\/\*|:subnet\/|:security-group\//);
       }
     });
@@ -317,6 +338,24 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       }
     });
 
+    it('writes JSON logs, is actively traced, and limits R\'s address space to its memory minus the handler\'s reserve', () => {
+      const { json, id, config } = get();
+      const props = json.Resources[id.executeFunction]!.Properties!;
+      expect(props).toMatchObject({ LoggingConfig: { LogFormat: 'JSON' }, TracingConfig: { Mode: 'Active' } });
+      const variables = (props['Environment'] as { Variables: Record<string, string> }).Variables;
+      expect(Number(variables['JUBE_R_RLIMIT_AS_BYTES'])).toBe(rAddressSpaceLimitBytes(config.execute.memoryMiB));
+      expect(Number(variables['JUBE_R_RLIMIT_AS_BYTES'])).toBeLessThan(config.execute.memoryMiB * 1024 * 1024);
+    });
+
+    it('builds its image for the function\'s architecture', () => {
+      const { outdir, stack, config } = get();
+      const assets = JSON.parse(readFileSync(join(outdir, `${stack.artifactId}.assets.json`), 'utf8')) as {
+        dockerImages: Record<string, { source: { platform?: string } }>;
+      };
+      const [image] = Object.values(assets.dockerImages);
+      expect(image?.source.platform).toBe(config.execute.architecture === 'arm64' ? 'linux/arm64' : 'linux/amd64');
+    });
+
     it('carries the image asset metadata SAM reads (aws:asset:path, aws:asset:dockerfile-path, aws:asset:property)', () => {
       const { json, id, outdir } = get();
       const metadata = json.Resources[id.executeFunction]!.Metadata!;
@@ -330,15 +369,31 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
   });
 
   describe('validate function', () => {
-    it('is Node 20 with the chain\'s timeout and its own log group', () => {
+    it('is Node 24 on the configured architecture with the chain\'s timeout, JSON logs to its own log group and active tracing', () => {
       const { json, id, chain, config } = get();
       expect(json.Resources[id.validateFunction]!.Properties).toMatchObject({
-        Runtime: 'nodejs20.x',
+        Runtime: 'nodejs24.x',
         Handler: 'index.handler',
+        Architectures: [config.validate.architecture],
         Timeout: chain.validateLambdaTimeoutSeconds,
         MemorySize: config.validate.memoryMiB,
-        LoggingConfig: { LogGroup: { Ref: id.validateLogGroup } },
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: id.validateLogGroup } },
+        TracingConfig: { Mode: 'Active' },
       });
+    });
+
+    it('bundles the pinned AWS SDK (one that sends TenantId) instead of relying on the runtime\'s own', () => {
+      // Prepare
+      const { json, id, outdir } = get();
+      const pinned = (JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> })
+        .dependencies['@aws-sdk/client-lambda']!;
+      const bundle = readFileSync(join(outdir, String(json.Resources[id.validateFunction]!.Metadata!['aws:asset:path']), 'index.mjs'), 'utf8');
+
+      // Assess: the client's own package.json (its version) and its TenantId header binding are in the bundle, and no
+      // module is left to be imported from @aws-sdk/* at run time.
+      expect(bundle).toContain(`name:"@aws-sdk/client-lambda",version:"${pinned}"`);
+      expect(bundle).toContain('X-Amz-Tenant-Id');
+      expect(bundle).not.toMatch(/\bfrom\s*"@aws-sdk\/|\bimport\s*\(\s*"@aws-sdk\//);
     });
 
     it('carries the asset metadata SAM reads, pointing at an ESM bundle with its data files beside it', () => {
@@ -353,8 +408,144 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const { json, id } = get();
       expect(json.Resources[id.validateRole]!.Properties!['ManagedPolicyArns']).toBeUndefined();
       expect(statementsOfRole(json, id.validateRole).flatMap(actionsOf).sort()).toEqual(
-        ['logs:CreateLogStream', 'logs:PutLogEvents', 'lambda:InvokeFunction', 's3:GetObject'].sort(),
+        ['logs:CreateLogStream', 'logs:PutLogEvents', 'lambda:InvokeFunction', 's3:GetObject', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'].sort(),
       );
+    });
+  });
+
+  it('leaves a created VPC\'s default security group without rules', () => {
+    const { json, config, stack } = get();
+    const restrictions = resourcesOf(json, 'Custom::VpcRestrictDefaultSG');
+    if (config.vpc.kind === 'existing') {
+      expect(restrictions).toEqual([]);
+      return;
+    }
+    expect(restrictions).toHaveLength(1);
+    expect(restrictions[0]![1].Properties!['DefaultSecurityGroupId']).toEqual({ 'Fn::GetAtt': [logicalIdOf(stack.network.vpc as never), 'DefaultSecurityGroup'] });
+  });
+
+  describe('DNS firewall', () => {
+    const firewall = () => {
+      const { json, stack } = get();
+      const dns = stack.network.dnsFirewall!;
+      const group = json.Resources[logicalIdOf(dns.ruleGroup)]!.Properties!['FirewallRules'] as Record<string, unknown>[];
+      const domainsOf = (rule: Record<string, unknown>) =>
+        json.Resources[(rule['FirewallDomainListId'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]]!.Properties!['Domains'];
+      return { dns, group, domainsOf };
+    };
+
+    it('answers only the data bucket\'s S3 name in the deployment\'s region, and NXDOMAIN for every other name', () => {
+      const { id, config } = get();
+      const { group, domainsOf } = firewall();
+      const allow = group.find((r) => r['Action'] === 'ALLOW')!;
+      const block = group.find((r) => r['Action'] === 'BLOCK')!;
+      expect(group).toHaveLength(2);
+      expect(domainsOf(allow)).toEqual([
+        { 'Fn::Join': ['', [{ Ref: id.bucket }, `.s3.${config.region}.`, { Ref: 'AWS::URLSuffix' }]] },
+      ]);
+      expect(allow).toMatchObject({ Priority: ALLOW_RULE_PRIORITY, FirewallDomainRedirectionAction: 'TRUST_REDIRECTION_DOMAIN' });
+      expect(domainsOf(block)).toEqual(['*']);
+      expect(block).toMatchObject({ Priority: BLOCK_RULE_PRIORITY, BlockResponse: 'NXDOMAIN' });
+      expect(ALLOW_RULE_PRIORITY).toBeLessThan(BLOCK_RULE_PRIORITY);
+    });
+
+    it('is associated with the execute function\'s VPC when the VPC is jube-r\'s, and /health says so', () => {
+      const { json, id, config, stack } = get();
+      const associations = resourcesOf(json, 'AWS::Route53Resolver::FirewallRuleGroupAssociation');
+      const variables = (json.Resources[id.validateFunction]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
+      expect(dnsFirewallAssociated(config)).toBe(true);
+      expect(associations).toHaveLength(1);
+      const association = associations[0]![1].Properties!;
+      expect(association['FirewallRuleGroupId']).toEqual({ 'Fn::GetAtt': [logicalIdOf(stack.network.dnsFirewall!.ruleGroup), 'Id'] });
+      expect(association['VpcId']).toEqual(config.vpc.kind === 'existing' ? config.vpc.vpcId : { Ref: logicalIdOf(stack.network.vpc as never) });
+      expect(variables['JUBE_R_SANDBOX_LAYERS']!.split(',')).toContain('dns-firewall');
+    });
+  });
+
+  describe('observability', () => {
+    it('alarms on execute throttles, errors, duration p99 near its timeout and concurrency at its reservation', () => {
+      const { template, id, config, chain } = get();
+      const executeAlarm = (MetricName: string, Threshold: number, extra: Record<string, unknown> = {}) =>
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: id.executeFunction } }],
+          Threshold,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          TreatMissingData: 'notBreaching',
+          ...extra,
+        });
+      executeAlarm('Throttles', 1, { Statistic: 'Sum' });
+      executeAlarm('Errors', 1, { Statistic: 'Sum' });
+      executeAlarm('Duration', Math.floor(chain.executeLambdaTimeoutSeconds * 1000 * 0.9), { ExtendedStatistic: 'p99' });
+      executeAlarm('ConcurrentExecutions', config.execute.maxInflight, { Statistic: 'Maximum' });
+    });
+
+    it('alarms on validate errors and on the API\'s 5XX, 4XX rate and latency p99 near the integration timeout', () => {
+      const { template, id, chain, stack } = get();
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: id.validateFunction } }],
+        Threshold: 1,
+      });
+      const apiDimensions = Match.arrayWith([{ Name: 'Stage', Value: { Ref: logicalIdOf(stack.api.api.deploymentStage) } }]);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Statistic: 'Sum', Threshold: 1, Dimensions: apiDimensions });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '4XXError', Statistic: 'Average', Threshold: 0.25, EvaluationPeriods: 3, Dimensions: apiDimensions });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/ApiGateway',
+        MetricName: 'Latency',
+        ExtendedStatistic: 'p99',
+        Threshold: Math.floor(chain.apiIntegrationTimeoutMs * 0.9),
+        Dimensions: apiDimensions,
+      });
+    });
+
+    it('has no alarm actions without an SNS topic, and one dashboard showing every alarm', () => {
+      const { json } = get();
+      const alarms = resourcesOf(json, 'AWS::CloudWatch::Alarm');
+      expect(alarms).toHaveLength(8);
+      for (const [, alarm] of alarms) {
+        expect(alarm.Properties!['AlarmActions']).toBeUndefined();
+        expect(alarm.Properties!['OKActions']).toBeUndefined();
+      }
+      const dashboards = resourcesOf(json, 'AWS::CloudWatch::Dashboard');
+      expect(dashboards).toHaveLength(1);
+      const body = JSON.stringify(dashboards[0]![1].Properties!['DashboardBody']);
+      for (const [alarmId] of alarms) expect(body).toContain(alarmId);
+    });
+  });
+
+  describe('outputs', () => {
+    it('name the VPC, its subnets and endpoints, and the URLs to reach the private API from another network', () => {
+      const { json, id, config } = get();
+      const outputs = (json as unknown as { Outputs: Record<string, { Value: unknown }> }).Outputs;
+      expect(Object.keys(outputs).sort()).toEqual(
+        [
+          'ApiId',
+          'ApiUrl',
+          'ApiVpcEndpointUrl',
+          'ApiVpcEndpointId',
+          'VpcId',
+          'IsolatedSubnetIds',
+          'S3GatewayEndpointId',
+          'ExecuteSecurityGroupId',
+          'DnsFirewallRuleGroupId',
+          'DataBucketName',
+          'DashboardName',
+          'OrchestratorMinimumHttpTimeoutMs',
+        ].sort(),
+      );
+      expect(outputs['ApiVpcEndpointId']!.Value).toEqual({ Ref: id.apiEndpoint });
+      if (config.vpc.kind === 'existing') {
+        expect(outputs['VpcId']!.Value).toBe(config.vpc.vpcId);
+        expect(outputs['IsolatedSubnetIds']!.Value).toBe(config.vpc.isolatedSubnetIds.join(','));
+      }
+      const vpceUrl = JSON.stringify(outputs['ApiVpcEndpointUrl']!.Value);
+      expect(vpceUrl).toContain(id.api);
+      expect(vpceUrl).toContain(id.apiEndpoint);
+      expect(vpceUrl).toContain(`.execute-api.${config.region}.`);
+      expect(vpceUrl).toContain(`/${config.envName}/`);
     });
   });
 
@@ -430,8 +621,8 @@ describe('per-environment differences', () => {
   };
 
   it.each([
-    ['dev', { ReservedConcurrentExecutions: 2, MemorySize: 2048, Timeout: 25, tenancy: undefined }],
-    ['staging', { ReservedConcurrentExecutions: 5, MemorySize: 3008, Timeout: 25, tenancy: 'PER_TENANT' }],
+    ['dev', { ReservedConcurrentExecutions: 2, MemorySize: 2048, Timeout: 20, tenancy: undefined }],
+    ['staging', { ReservedConcurrentExecutions: 5, MemorySize: 3008, Timeout: 20, tenancy: 'PER_TENANT' }],
     ['prod', { ReservedConcurrentExecutions: 20, MemorySize: 4096, Timeout: 127, tenancy: 'PER_TENANT' }],
   ] as const)('%s sizes the execute function as configured', (env, expected) => {
     const props = executeOf(env);
@@ -461,7 +652,86 @@ describe('per-environment differences', () => {
     expect([policyOf('dev'), policyOf('staging'), policyOf('prod')]).toEqual(['Delete', 'Retain', 'Retain']);
   });
 
+  it('docs/deploying.md states the timeout chain each environment derives', () => {
+    const doc = readFileSync(join(REPOSITORY_ROOT, 'docs/deploying.md'), 'utf8');
+    const row = (label: string) => new RegExp(`^\\| ${label.replace(/[()+]/g, '\\$&')} \\| ([^|]+) \\| ([^|]+) \\|`, 'm').exec(doc)?.slice(1, 3);
+    const { dev, prod } = { dev: synthesized.dev.stack.chain, prod: synthesized.prod.stack.chain };
+    const ms = (n: number) => `${n.toLocaleString('en-US').replace(/,/g, ' ')} ms`;
+    expect(row('execute Lambda timeout')).toEqual([`${dev.executeLambdaTimeoutSeconds} s`, `${prod.executeLambdaTimeoutSeconds} s`]);
+    expect(row('+ cold-start headroom (init is not in the timeout)')).toEqual([ms(dev.coldInvokeMs), ms(prod.coldInvokeMs)]);
+    expect(row('invoke deadline (Lambda client), at most')).toEqual([ms(dev.lambdaClientTimeoutMs), ms(prod.lambdaClientTimeoutMs)]);
+    expect(row('validate Lambda timeout (1 s of pre-invoke work + deadline + reserve)')).toEqual([`${dev.validateLambdaTimeoutSeconds} s`, `${prod.validateLambdaTimeoutSeconds} s`]);
+    expect(row('API integration timeout')).toEqual([ms(dev.apiIntegrationTimeoutMs), ms(prod.apiIntegrationTimeoutMs)]);
+    expect(synthesized.staging.stack.chain).toEqual(dev);
+  });
+
   it('each environment is its own stack, named for SAM as cdk.out/<stackName>.template.json', () => {
     expect(ENVIRONMENT_NAMES.map((env) => synthesized[env].stack.stackName)).toEqual(['JubeR-dev', 'JubeR-staging', 'JubeR-prod']);
+  });
+});
+
+describe('context options (prod with every override)', () => {
+  const topic = 'arn:aws:sns:eu-west-1:123456789012:jube-r-alarms';
+  const callerEndpoint = 'vpce-0123456789abcdef0';
+  const baseImage = `debian:trixie-slim@sha256:${'a'.repeat(64)}`;
+  let s: Synthesized;
+
+  beforeAll(() => {
+    const prod = structuredClone(ENVIRONMENTS.prod);
+    if (prod.vpc.kind !== 'existing') throw new Error('prod joins an existing VPC');
+    const config = DeploymentConfigSchema.parse({
+      ...prod,
+      vpc: { ...prod.vpc, dnsFirewall: 'rule-group-only' },
+      api: { ...prod.api, additionalVpcEndpointIds: [callerEndpoint], peeredCallerCidrs: ['10.99.0.0/16'] },
+    });
+    s = synthesize({ ...config, ...resolveOverrides(topic, baseImage) });
+  }, 60_000);
+  afterAll(() => s?.cleanup());
+
+  /** The same values as `-c alarmTopicArn=... -c manageApiGatewayAccount=true -c executeBaseImage=...`. */
+  function resolveOverrides(alarmTopicArn: string, executeBaseImage: string) {
+    const { manageApiGatewayAccount } = resolveDeploymentConfig('prod', { manageApiGatewayAccount: 'true' });
+    return { alarmTopicArn, manageApiGatewayAccount, executeBaseImage };
+  }
+
+  it('sends every alarm and its recovery to the SNS topic', () => {
+    const alarms = resourcesOf(s.json, 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(8);
+    for (const [, alarm] of alarms) {
+      expect(alarm.Properties!['AlarmActions']).toEqual([topic]);
+      expect(alarm.Properties!['OKActions']).toEqual([topic]);
+    }
+  });
+
+  it('manages API Gateway\'s account-wide CloudWatch role only when opted in', () => {
+    expect(resourcesOf(s.json, 'AWS::ApiGateway::Account')).toHaveLength(1);
+  });
+
+  it('admits a caller\'s own execute-api endpoint next to the stack\'s, in the endpoint binding and the resource policy', () => {
+    const id = ids(s.stack);
+    const api = s.json.Resources[id.api]!.Properties!;
+    expect((api['EndpointConfiguration'] as { VpcEndpointIds: unknown[] }).VpcEndpointIds).toEqual([{ Ref: id.apiEndpoint }, callerEndpoint]);
+    const deny = (api['Policy'] as { Statement: { Sid: string; Condition?: unknown }[] }).Statement.find((st) => st.Sid === 'DenyOutsideVpcEndpoint');
+    expect(deny?.Condition).toEqual({ StringNotEquals: { 'aws:SourceVpce': [{ Ref: id.apiEndpoint }, callerEndpoint] } });
+  });
+
+  it('lets a peered network reach the stack\'s execute-api endpoint on 443', () => {
+    s.template.hasResourceProperties('AWS::EC2::SecurityGroup', {
+      SecurityGroupIngress: Match.arrayWith([Match.objectLike({ CidrIp: '10.99.0.0/16', FromPort: 443, ToPort: 443 })]),
+    });
+  });
+
+  it('creates the DNS firewall rule group but leaves a shared VPC unassociated, and /health does not claim the layer', () => {
+    expect(resourcesOf(s.json, 'AWS::Route53Resolver::FirewallRuleGroup')).toHaveLength(1);
+    expect(resourcesOf(s.json, 'AWS::Route53Resolver::FirewallRuleGroupAssociation')).toEqual([]);
+    const variables = (s.json.Resources[ids(s.stack).validateFunction]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
+    expect(variables['JUBE_R_SANDBOX_LAYERS']!.split(',')).not.toContain('dns-firewall');
+  });
+
+  it('builds the image on the base pinned by digest', () => {
+    const assets = JSON.parse(readFileSync(join(s.outdir, `${s.stack.artifactId}.assets.json`), 'utf8')) as {
+      dockerImages: Record<string, { source: { dockerBuildArgs?: Record<string, string> } }>;
+    };
+    expect(Object.values(assets.dockerImages)[0]?.source.dockerBuildArgs).toEqual({ BASE_IMAGE: baseImage });
   });
 });
