@@ -100,6 +100,13 @@ export const DeploymentConfigSchema = z
       maxInflight: int(1, 1000),
       /** 'per-tenant': Lambda tenant isolation, an execution environment never serves two tenants. */
       tenancy: z.enum(['shared', 'per-tenant']),
+      /**
+       * The execute runtime retires its environment after every answer, so no request ever runs in
+       * an environment another request used: a cold start per call (docs/deploying.md, measured in
+       * `npm run bench`). Off, an environment is cleaned after every run and retired only when the
+       * cleaning fails (docs/threat-model.md).
+       */
+      freshEnvironmentPerRun: z.boolean(),
     }),
     validate: z.strictObject({
       memoryMiB: int(128, 10_240),
@@ -179,7 +186,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
   dev: {
     ...common('dev'),
     vpc: { kind: 'create', cidr: '10.40.0.0/16', maxAzs: 2 },
-    execute: { architecture: 'x86_64', memoryMiB: 2048, ephemeralStorageMiB: 1024, maxInflight: 2, tenancy: 'shared' },
+    execute: { architecture: 'x86_64', memoryMiB: 2048, ephemeralStorageMiB: 1024, maxInflight: 2, tenancy: 'shared', freshEnvironmentPerRun: false },
     // x86_64 in dev so `sam local` runs the function natively on the usual workstation.
     validate: { memoryMiB: 1024, architecture: 'x86_64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
@@ -191,7 +198,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
   staging: {
     ...common('staging'),
     vpc: { kind: 'create', cidr: '10.41.0.0/16', maxAzs: 2 },
-    execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant' },
+    execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant', freshEnvironmentPerRun: true },
     validate: { memoryMiB: 1024, architecture: 'arm64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
     api: { throttlingRateLimit: 20, throttlingBurstLimit: 40, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
@@ -212,7 +219,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
       // PLACEHOLDER: associating the DNS firewall assumes this VPC is dedicated to jube-r (docs/deploying.md).
       dnsFirewall: 'associate',
     },
-    execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant' },
+    execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant', freshEnvironmentPerRun: false },
     validate: { memoryMiB: 1536, architecture: 'arm64' },
     timeouts: {
       defaultScriptSeconds: 30,

@@ -2,7 +2,7 @@
  * The JUBE_R_* variables the stack sets on each function: the timeout chain and the limits that
  * layers/config/service-config.ts reads, so code and infrastructure cannot disagree. Pure.
  */
-import { EXECUTE_HANDLER_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
+import { CAPSULE_LAYERS, EXECUTE_HANDLER_LAYERS, HYGIENE_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
 import type { DeploymentConfig } from './config.ts';
 import { rAddressSpaceLimitBytes } from './execute-memory.ts';
 import type { TimeoutChain } from './timeout-chain.ts';
@@ -19,6 +19,8 @@ export interface DeployTimeNames {
  */
 function scriptLimits(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
   return {
+    // Marks a deployed function: the execute runtime refuses its test-only switches where it is set.
+    JUBE_R_DEPLOYMENT: config.envName,
     JUBE_R_SCRIPT_TIMEOUT_SECONDS: String(config.timeouts.defaultScriptSeconds),
     JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: String(chain.rLimitMaxSeconds),
     JUBE_R_KILL_GRACE_SECONDS: String(chain.killGraceSeconds),
@@ -36,6 +38,12 @@ export function sandboxLayers(config: DeploymentConfig): string[] {
     ...EXECUTE_HANDLER_LAYERS,
     RLIMITS_LAYER,
     'r-time-limit',
+    // Lambda refuses no_new_privs, so of the capsule only the interposition layer arms there
+    // (CAPSULE_LAYERS.landlock and .seccomp never appear in a deployment).
+    CAPSULE_LAYERS.preload,
+    HYGIENE_LAYERS.environmentSweep,
+    HYGIENE_LAYERS.writableWipe,
+    ...(config.execute.freshEnvironmentPerRun ? [HYGIENE_LAYERS.freshEnvironmentPerRun] : []),
     'lambda-microvm',
     ...(config.execute.tenancy === 'per-tenant' ? ['lambda-per-tenant-isolation'] : []),
     'execute-role-logs-only',
@@ -73,5 +81,8 @@ export function validateEnvironment(
 }
 
 export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
-  return scriptLimits(config, chain);
+  return {
+    ...scriptLimits(config, chain),
+    JUBE_R_FRESH_ENVIRONMENT_PER_RUN: String(config.execute.freshEnvironmentPerRun),
+  };
 }

@@ -126,6 +126,8 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL: 500,
   EXECUTE_FAILED: 502,
+  /** The execution environment ended during the call (the script may have ended its runtime). */
+  EXECUTE_ENVIRONMENT_LOST: 502,
   THROTTLED: 503,
   /** The validate function's own answer before API Gateway's integration timeout would fire. */
   EXECUTE_DEADLINE: 504,
@@ -155,8 +157,15 @@ const GENERIC_5XX: Readonly<Record<number, string>> = {
   504: 'the execute function did not answer in time (a cold start or a script at its limit); it was not retried, quote the requestId when reporting it',
 };
 
-/** The caller-facing message for `code`: `message` below 500, the generic wording from 500 up. */
+/** 5xx codes whose fixed wording says more than their status's. */
+const CODE_5XX: Readonly<Partial<Record<ErrorCode, string>>> = {
+  EXECUTE_ENVIRONMENT_LOST:
+    'the execution environment ended during this call (the script may have ended its own runtime); it was not retried, the next call runs in a fresh environment; quote the requestId when reporting it',
+};
+
+/** The caller-facing message for `code`: `message` below 500, the fixed wording from 500 up. */
 export function callerMessage(code: ErrorCode, message: string | undefined): string {
   const status = ERROR_STATUS[code];
-  return status < 500 && message !== undefined ? message : (GENERIC_5XX[status] ?? GENERIC_5XX[500]!);
+  if (status < 500 && message !== undefined) return message;
+  return CODE_5XX[code] ?? GENERIC_5XX[status] ?? GENERIC_5XX[500]!;
 }

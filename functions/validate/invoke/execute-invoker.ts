@@ -13,7 +13,7 @@
 import { InvokeCommand, LambdaClient, TooManyRequestsException, type InvokeCommandInput } from '@aws-sdk/client-lambda';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { ExecuteResponseSchema, type ExecuteEventInput, type ExecuteResponse } from '../../../layers/contract/execute.ts';
-import { ExecuteDeadlineError, ExecuteFailedError, InvokeError, ThrottledError } from '../http/errors.ts';
+import { ExecuteDeadlineError, ExecuteEnvironmentLostError, ExecuteFailedError, InvokeError, ThrottledError } from '../http/errors.ts';
 
 export interface InvokeOptions {
   /** The validate invocation's remaining time, read when the invoke starts. */
@@ -61,6 +61,16 @@ export function invokeParams(config: ServiceConfig, event: ExecuteEventInput, te
     Payload: Buffer.from(JSON.stringify(event)),
     ...(config.executePerTenant ? { TenantId: tenant } : {}),
   };
+}
+
+/** Lambda's error type in a function error payload ({"errorType": ..., "errorMessage": ...}). */
+function functionErrorType(text: string): string | undefined {
+  try {
+    const type = (JSON.parse(text) as { errorType?: unknown } | null)?.errorType;
+    return typeof type === 'string' ? type : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The SDK's names for a request it gave up on: our AbortSignal, or its own request timeout. */
@@ -126,7 +136,11 @@ export function createExecuteInvoker(
       }
       const text = output.Payload ? Buffer.from(output.Payload).toString('utf8') : '';
       if (output.FunctionError) {
-        throw new ExecuteFailedError(`execute function error (${output.FunctionError}): ${text.slice(0, 2000)}`);
+        const message = `execute function error (${output.FunctionError}): ${text.slice(0, 2000)}`;
+        // The runtime process ended during the call: Lambda discards that environment, so only
+        // this call is lost. Never retried here: the script may have done its work already.
+        if (functionErrorType(text) === 'Runtime.ExitError') throw new ExecuteEnvironmentLostError(message);
+        throw new ExecuteFailedError(message);
       }
       let payload: unknown;
       try {

@@ -291,6 +291,19 @@ describe('/execute', () => {
     expect(result.body).not.toContain('secret detail');
   });
 
+  it('turns a runtime that exited during the call into 502 EXECUTE_ENVIRONMENT_LOST, invoked once', async () => {
+    // Prepare: what Lambda answers when the execute runtime process ended mid-invocation.
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Runtime.ExitError', errorMessage: 'RequestId: x Error: Runtime exited with error: signal: killed' }) } as never);
+    // Act
+    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    // Assess
+    expect(result.statusCode).toBe(502);
+    expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'EXECUTE_ENVIRONMENT_LOST', requestId: 'req-test-1' });
+    expect((body as { message: string }).message).toContain('the next call runs in a fresh environment');
+    expect(result.body).not.toContain('signal: killed');
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(1);
+  });
+
   it('turns an SDK or network failure into 500 INTERNAL with the request id', async () => {
     lambda.on(InvokeCommand).rejects(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }));
     const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1' }));

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readContainment } from '../../../functions/execute/containment.ts';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { ENVIRONMENT_NAMES, ENVIRONMENTS, resolveDeploymentConfig, DeploymentConfigSchema, type EnvironmentName } from '../../../infra/lib/config.ts';
 import { dnsFirewallAssociated } from '../../../infra/lib/environment-variables.ts';
@@ -219,6 +220,33 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const service = readServiceConfig(deployedEnvironment(variables));
       expect(service.scriptTimeoutSecondsMax).toBe(chain.rLimitMaxSeconds);
       expect(service.killGraceSeconds).toBe(chain.killGraceSeconds);
+    });
+
+    it('marks both functions as deployed, so the execute runtime refuses its test-only switches', () => {
+      const { json, id, config } = get();
+      for (const fn of [id.validateFunction, id.executeFunction]) {
+        const variables = (json.Resources[fn]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+        expect(variables['JUBE_R_DEPLOYMENT']).toBe(config.envName);
+        expect(Object.keys(variables).filter((key) => key.startsWith('JUBE_R_TEST_'))).toEqual([]);
+      }
+      const execute = (json.Resources[id.executeFunction]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      // The image turns the capsule, the sweep and the wipe on (r-image/Dockerfile); the stack never turns them off.
+      expect(Object.keys(execute).filter((key) => /^JUBE_R_(CAPSULE|SWEEP|WIPE)/.test(key))).toEqual([]);
+      expect(() =>
+        readContainment({ ...deployedEnvironment(execute), JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true' }),
+      ).toThrow(/test-only switch/);
+    });
+
+    it('declares the capsule\'s interposition layer and the hygiene, never the kernel layers Lambda refuses', () => {
+      const { json, id, config } = get();
+      const variables = (json.Resources[id.validateFunction]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
+      const layers = variables['JUBE_R_SANDBOX_LAYERS']!.split(',');
+      expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'environment-sweep', 'writable-wipe']));
+      expect(layers).not.toContain('capsule-landlock');
+      expect(layers).not.toContain('capsule-seccomp');
+      expect(layers.includes('fresh-environment-per-run')).toBe(config.execute.freshEnvironmentPerRun);
+      const execute = (json.Resources[id.executeFunction]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      expect(execute['JUBE_R_FRESH_ENVIRONMENT_PER_RUN']).toBe(String(config.execute.freshEnvironmentPerRun));
     });
   });
 
