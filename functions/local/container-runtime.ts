@@ -10,6 +10,7 @@
  * Nothing else is reachable from inside. This needs root (nsenter), as rootful podman does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -115,7 +116,7 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
       if (environment.ended() && !closed && !retired.has(environment)) replace(environment);
       await replacing;
       const served = environment;
-      const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs });
+      const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
       // Lambda discards an environment whose invocation timed out (whatever was still running
       // must not answer the next call) and one whose runtime died; so do we, once per environment.
       if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) replace(served);
@@ -144,6 +145,9 @@ async function startEnvironment(
     AWS_LAMBDA_FUNCTION_NAME: 'jube-r-execute',
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '2048',
+    // The 4.x runtime interface client refuses to start without these, as Lambda always sets them.
+    AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/jube-r-execute',
+    AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replace(/-/g, '/')}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
     AWS_REGION: 'us-east-1',
     ...options.env,
   };

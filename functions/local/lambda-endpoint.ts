@@ -107,7 +107,11 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
     const tenant = request.headers['x-amz-tenant-id'];
     const started = Date.now();
     try {
-      const outcome = await options.runtime.invoke(payload, { requestId, timeoutMs: options.functionTimeoutMs });
+      const outcome = await options.runtime.invoke(payload, {
+        requestId,
+        timeoutMs: options.functionTimeoutMs,
+        ...(typeof tenant === 'string' ? { tenantId: tenant } : {}),
+      });
       const headers: Record<string, string> = {
         ...CLOSE,
         'Content-Type': 'application/json',

@@ -28,6 +28,7 @@ export interface EmulatedInvocation {
   readonly requestId: string;
   /** The function's timeout; the clock starts when the runtime receives the event, as in Lambda. */
   readonly timeoutMs: number;
+  readonly tenantId?: string | undefined;
 }
 
 export interface RuntimeApiEmulator {
@@ -46,6 +47,7 @@ export interface RuntimeApiEmulator {
 interface Pending {
   readonly requestId: string;
   readonly timeoutMs: number;
+  readonly tenantId: string | undefined;
   readonly body: string;
   readonly settle: (outcome: InvokeOutcome) => void;
   timer?: NodeJS.Timeout;
@@ -88,6 +90,7 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
         'Lambda-Runtime-Aws-Request-Id': pending.requestId,
         'Lambda-Runtime-Deadline-Ms': String(deadline),
         'Lambda-Runtime-Invoked-Function-Arn': functionArn,
+        ...(pending.tenantId === undefined ? {} : { 'Lambda-Runtime-Aws-Tenant-Id': pending.tenantId }),
         'Lambda-Runtime-Trace-Id': `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)};Parent=${randomUUID().replace(/-/g, '').slice(0, 16)};Sampled=0`,
       });
       res.end(pending.body);
@@ -163,6 +166,7 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
         queue.push({
           requestId: invocation.requestId,
           timeoutMs: invocation.timeoutMs,
+          tenantId: invocation.tenantId,
           body: JSON.stringify(payload),
           settle: resolve,
         });

@@ -11,6 +11,8 @@ export interface InvokeContext {
   readonly requestId: string;
   /** The function's configured timeout; the runtime must answer (or fail) within it. */
   readonly timeoutMs: number;
+  /** The invoke's TenantId (functions with tenant isolation), passed to the runtime as Lambda does. */
+  readonly tenantId?: string | undefined;
 }
 
 export interface ExecuteRuntime {

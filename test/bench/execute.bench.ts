@@ -3,7 +3,9 @@
  * with and without bubblewrap) next to bare `Rscript -e` of the same code and next to
  * `callr::r()` (the approach of R's own code-runner packages, timed inside one R process so its
  * own start-up is not counted), measured interleaved in this one run. Target: handler <= 1.25x
- * bare Rscript.
+ * bare Rscript. The handler runs in three containment postures side by side: without the capsule
+ * (JUBE_R_CAPSULE=off), with its interposition layer alone (the Lambda posture) and with its
+ * kernel layers, so the capsule's cost is the ratio between adjacent rows.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
@@ -17,6 +19,8 @@ const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 9);
 const CASES = [
   { name: '1 + 1', code: '1 + 1' },
   { name: 'library(dplyr)', code: 'library(dplyr)' },
+  // File I/O through the capsule's checks: every open resolves and checks its path.
+  { name: 'fread + group by', code: 'd <- data.table::as.data.table(mtcars); data.table::fwrite(d, "m.csv"); x <- data.table::fread("m.csv")[, .(m = mean(mpg)), by = cyl]' },
 ];
 
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -41,9 +45,21 @@ export async function run(): Promise<void> {
   const base = readRuntimePaths();
   // The bench prints its own table; the handlers' invocation lines would only interleave with it.
   const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
-  const handlers: [string, ExecuteHandler][] = [['handler (sandbox none)', createExecuteHandler({ config, logger, paths: { ...base, sandbox: 'none' } })]];
+  const capsule = base.containment.capsule;
+  const posture = (sandbox: 'none' | 'bwrap', capsuleKernel: 'auto' | 'off' | undefined) => ({
+    ...base,
+    sandbox,
+    containment: { ...base.containment, capsule: capsule && capsuleKernel ? { ...capsule, kernel: capsuleKernel } : undefined },
+  });
+  const handlers: [string, ExecuteHandler][] = [
+    ['handler, no capsule', createExecuteHandler({ config, logger, paths: posture('none', undefined) })],
+  ];
+  if (capsule) {
+    handlers.push(['handler, capsule (Lambda)', createExecuteHandler({ config, logger, paths: posture('none', 'off') })]);
+    handlers.push(['handler, capsule + kernel', createExecuteHandler({ config, logger, paths: posture('none', 'auto') })]);
+  }
   if ((await resolveSandbox('auto')).kind === 'bwrap') {
-    handlers.push(['handler (bwrap)', createExecuteHandler({ config, logger, paths: { ...base, sandbox: 'bwrap' } })]);
+    handlers.push(['handler, bwrap + capsule', createExecuteHandler({ config, logger, paths: posture('bwrap', capsule ? 'auto' : undefined) })]);
   }
   for (const { name, code } of CASES) {
     const samples = new Map<string, number[]>();
@@ -63,7 +79,7 @@ export async function run(): Promise<void> {
     const callr = await callrMedian(code);
     const bare = median(samples.get('bare Rscript -e')!);
     console.log(`\n${name}  (median of ${ROUNDS}, ms; ratio to bare Rscript)`);
-    for (const [label, xs] of samples) console.log(`  ${label.padEnd(24)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
-    console.log(`  ${'callr::r() in one R'.padEnd(24)} ${callr === undefined ? '   n/a' : callr.toFixed(0).padStart(6)}  ${callr === undefined ? '' : `${(callr / bare).toFixed(2)}x`}`);
+    for (const [label, xs] of samples) console.log(`  ${label.padEnd(28)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
+    console.log(`  ${'callr::r() in one R'.padEnd(28)} ${callr === undefined ? '   n/a' : callr.toFixed(0).padStart(6)}  ${callr === undefined ? '' : `${(callr / bare).toFixed(2)}x`}`);
   }
 }

@@ -1,7 +1,9 @@
 /**
  * The image: its size, and the cold start (container start to the first response through the
- * Runtime API emulator) beside a warm invocation in the same environment, median of a few runs.
- * Needs the image (`npm run image:build`) and rootful podman; says so and returns otherwise.
+ * Runtime API emulator) beside a warm invocation in the same environment, median of a few runs;
+ * then what JUBE_R_FRESH_ENVIRONMENT_PER_RUN costs: consecutive calls to a runtime that retires its
+ * environment after every answer (each call a cold start) beside the same calls to one that does
+ * not. Needs the image (`npm run image:build`) and rootful podman; says so and returns otherwise.
  */
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
@@ -42,4 +44,24 @@ export async function run(): Promise<void> {
   console.log(`cold start (container start -> first response), median of ${RUNS}: ${c.toFixed(0)} ms`);
   console.log(`warm invocation (same container), median of ${RUNS}: ${w.toFixed(0)} ms`);
   console.log(`cold / warm: ${(c / w).toFixed(2)}x`);
+
+  const perCall = async (env: Record<string, string>): Promise<number> => {
+    const runtime = await startContainerRuntime({ image, env });
+    try {
+      await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000 });
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i += 1) {
+        const started = performance.now();
+        const outcome = await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000 });
+        if (!outcome.ok) throw new Error(`invocation failed: ${JSON.stringify(outcome)}`);
+        times.push(performance.now() - started);
+      }
+      return median(times);
+    } finally {
+      await runtime.close();
+    }
+  };
+  const reused = await perCall({});
+  const fresh = await perCall({ JUBE_R_FRESH_ENVIRONMENT_PER_RUN: 'true' });
+  console.log(`per call, environment reused: ${reused.toFixed(0)} ms; fresh environment per run: ${fresh.toFixed(0)} ms (${(fresh / reused).toFixed(2)}x)`);
 }

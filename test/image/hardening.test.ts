@@ -83,8 +83,26 @@ describe('the runtime process is started directly and keeps its secrets', () => 
   it('has an exec-form entrypoint that starts the runtime interface client with the handler', async () => {
     const config = await imageConfig();
 
-    expect(config.Entrypoint).toEqual(['/usr/bin/node', '/app/node_modules/aws-lambda-ric/bin/index.mjs', 'handler.handler']);
+    expect(config.Entrypoint).toEqual(['/usr/bin/tini', '--', '/usr/local/bin/node', '/app/node_modules/aws-lambda-ric/index.mjs']);
+    // The 4.x client reads the handler from _HANDLER, which Lambda sets from CMD.
+    expect(config.Cmd).toEqual(['handler.handler']);
+    expect(config.Env).toContain('_HANDLER=handler.handler');
     expect(config.User).toBe('jube');
+  });
+
+  it('runs Node 24 from the official binaries (not Debian\'s 20) with the 4.x runtime interface client', async () => {
+    const versions = await runInside('node --version; node -p "require(\'/app/node_modules/aws-lambda-ric/package.json\').version"; command -v nodejs || echo no-debian-node');
+    expect(versions.stdout.split('\n')).toEqual(['v24.22.3', '4.0.2', 'no-debian-node']);
+  });
+
+  it('ships the capsule root-owned beside the handler, and it arms here, with and without the kernel layers', async () => {
+    const probe = await runInside(
+      'stat -c "%U %a %n" /app/native/jube_capsule.so /app/native/jube-capsule-probe; /app/native/jube-capsule-probe /app/native/jube_capsule.so; JUBE_R_CAPSULE_KERNEL=off /app/native/jube-capsule-probe /app/native/jube_capsule.so',
+    );
+    const lines = probe.stdout.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['root 755 /app/native/jube_capsule.so', 'root 755 /app/native/jube-capsule-probe']);
+    expect(lines[2]).toMatch(/^preload=armed landlock=abi\d+ seccomp=active$/);
+    expect(lines[3]).toBe('preload=armed landlock=off seccomp=off');
   });
 
   it("hides node's environment (where Lambda's credentials live) from same-user processes", async () => {

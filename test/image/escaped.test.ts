@@ -1,0 +1,157 @@
+/**
+ * The red-team tier in the image posture (podman, read-only root, non-root user, no bubblewrap,
+ * --network none), through the image's real entrypoint (tini, Node, the runtime interface client,
+ * the Runtime API emulator). The R layer is assumed broken: the runner's test-only switch
+ * (JUBE_R_TEST_ESCAPED_RUNNER) evaluates scripts with the real functions in reach.
+ *
+ * - With the capsule (kernel layers off, as in Lambda, and on): no command runs, no socket opens,
+ *   no secret appears, nothing persists, the handler answers the next call.
+ * - Without the capsule (the layers below it, alone): forks, double forks and setsid survivors are
+ *   killed and reaped after every run (JUBE_R_SWEEP=environment, tini as PID 1), files in /tmp,
+ *   /dev/shm are wiped, many trivial runs after a fork-heavy one all succeed, and a script that
+ *   kills the handler costs only its own call.
+ * - JUBE_R_FRESH_ENVIRONMENT_PER_RUN: every call gets a new environment.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
+import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import type { InvokeOutcome } from '../../functions/local/runtime.ts';
+import { buildImage, IMAGE } from './image-harness.ts';
+
+const FUNCTION_TIMEOUT_MS = 60_000;
+/** What Lambda hands the runtime (credentials); no script may ever print it. */
+const SECRET = 'escaped-image-canary-secret';
+let runtime: ContainerRuntime | undefined;
+
+beforeAll(async () => {
+  await buildImage();
+});
+
+afterEach(async () => {
+  await runtime?.close();
+  runtime = undefined;
+});
+
+async function start(env: Record<string, string>): Promise<ContainerRuntime> {
+  runtime = await startContainerRuntime({
+    image: IMAGE,
+    env: { AWS_ACCESS_KEY_ID: 'AKIAESCAPED', AWS_SECRET_ACCESS_KEY: SECRET, JUBE_R_TEST_ESCAPED_RUNNER: 'true', ...env },
+  });
+  return runtime;
+}
+
+const invoke = (rt: ContainerRuntime, script: string, timeoutSeconds = 20): Promise<InvokeOutcome> =>
+  rt.invoke({ script, timeoutSeconds }, { requestId: randomUUID(), timeoutMs: FUNCTION_TIMEOUT_MS });
+
+function answered(outcome: InvokeOutcome): ExecuteResponse {
+  if (!outcome.ok) throw new Error(`function error ${outcome.errorType}: ${outcome.errorMessage}`);
+  return ExecuteResponseSchema.parse(outcome.payload);
+}
+
+/** R's parent in the image: the Node handler (prlimit execs Rscript). */
+const PARENT = 'as.integer(strsplit(readLines("/proc/self/stat"), " ")[[1]][4])';
+/** Lists every process's command line R can see, one per line (capsule off only). */
+const PROCESS_LIST =
+  'for (p in list.files("/proc", pattern = "^[0-9]+$")) { c <- tryCatch(readBin(file.path("/proc", p, "cmdline"), "raw", 4096), error = function(e) raw(0)); c[c == as.raw(0)] <- as.raw(32); cat("proc", p, rawToChar(c), "\\n") }';
+
+const ATTACKS = [
+  'try(cat(system("echo RAN-$((6*7))", intern = TRUE), "\\n"))',
+  'q <- quote(I(s("echo RAN-$((6*7))", TRUE, 0L))); q[[1]] <- as.name(paste0(".Inter", "nal")); q[[2]][[1]] <- as.name(paste0("sys", "tem")); try(cat(eval(q), "\\n"))',
+  'try(cat(readLines(pipe("echo RAN-$((6*7))")), "\\n"))',
+  'try(parallel::mcparallel(Sys.sleep(1234)))',
+  'try({ con <- socketConnection("127.0.0.1", 9001, timeout = 2); writeLines("GET /2018-06-01/runtime/invocation/next HTTP/1.0\\r\\n", con); cat("RUNTIME-API", readLines(con), "\\n") })',
+  `try(cat(readLines(sprintf("/proc/%d/environ", ${PARENT}), warn = FALSE), "\\n"))`,
+  'try(cat(readLines("/proc/1/environ", warn = FALSE), "\\n"))',
+  `try(tools::pskill(${PARENT}, 9L))`,
+  'try(tools::pskill(1L, 9L))',
+  'try(writeLines("persist", "/tmp/jube-r-persist"))',
+  'try(writeLines("persist", "/dev/shm/jube-r-persist"))',
+  'try(cat(readLines("/app/handler.mjs", n = 1), "\\n"))',
+  'cat("attacks done\\n")',
+];
+
+describe.each([
+  { posture: 'capsule alone (the Lambda posture)', kernel: 'off' },
+  { posture: 'capsule with the kernel layers podman allows', kernel: 'auto' },
+])('image, escaped script, $posture', ({ kernel }) => {
+  it('runs no command, reaches neither the Runtime API nor a secret, and the next call is answered clean', async () => {
+    const rt = await start({ JUBE_R_CAPSULE_KERNEL: kernel });
+    // Act
+    const attacked = answered(await invoke(rt, ATTACKS.join('\n')));
+    const next = answered(await invoke(rt, 'cat(file.exists("/tmp/jube-r-persist"), file.exists("/dev/shm/jube-r-persist"), "\\n"); cat(1 + 1, "\\n")'));
+    // Assess
+    expect(attacked.consoleOutput).toContain('attacks done');
+    expect(attacked.consoleOutput).not.toContain('RAN-42');
+    expect(attacked.consoleOutput).not.toContain('RUNTIME-API');
+    expect(attacked.consoleOutput).not.toContain(SECRET);
+    expect(attacked.consoleOutput).not.toContain('AKIAESCAPED');
+    expect(attacked.consoleOutput).not.toMatch(/handler|import /);
+    expect(next).toMatchObject({ status: 'ok', consoleOutput: 'FALSE FALSE \n2 \n' });
+    expect(rt.environmentsStarted()).toBe(1);
+    const logs = await rt.logs();
+    expect(logs).toMatch(new RegExp(`"sandboxLayers":\\[[^\\]]*"capsule-preload"`));
+    expect(logs.match(/capsule-(landlock|seccomp)/g) !== null).toBe(kernel === 'auto');
+  });
+});
+
+describe('image, escaped script without the capsule: the hygiene below it', () => {
+  it('kills and reaps forks, double forks and setsid survivors, wipes /tmp and /dev/shm, and keeps serving', async () => {
+    const rt = await start({ JUBE_R_CAPSULE: 'off', JUBE_R_RLIMIT_NPROC: '64' });
+    // Act: a fork-heavy run that leaves everything it can behind.
+    const heavy = answered(
+      await invoke(
+        rt,
+        [
+          'for (i in 1:20) system("sleep 1234 &")',
+          'system("sh -c \'(sleep 1234 &) &\'")',
+          'system("setsid env -i sh -c \'sleep 1234\' &")',
+          'for (i in 1:10) parallel::mcparallel(Sys.sleep(1234))',
+          'writeLines("persist", "/tmp/jube-r-persist"); writeLines("persist", "/dev/shm/jube-r-persist")',
+          'Sys.sleep(0.5); cat("left behind\\n")',
+        ].join('\n'),
+      ),
+    );
+    const trivial: ExecuteResponse[] = [];
+    for (let i = 0; i < 25; i += 1) trivial.push(answered(await invoke(rt, 'cat(1)', 10)));
+    const after = answered(await invoke(rt, `cat(file.exists("/tmp/jube-r-persist"), file.exists("/dev/shm/jube-r-persist"), "\\n")\n${PROCESS_LIST}`));
+    // Assess
+    expect(heavy.consoleOutput).toContain('left behind');
+    expect(trivial.every((r) => r.status === 'ok' && r.consoleOutput === '1')).toBe(true);
+    expect(after.consoleOutput.split('\n')[0]).toBe('FALSE FALSE ');
+    const processes = after.consoleOutput.split('\n').filter((l) => l.startsWith('proc '));
+    // tini, node, and this run's own R: nothing else, and no zombie holds a slot.
+    expect(processes.filter((l) => l.includes('sleep'))).toEqual([]);
+    expect(processes.length).toBeLessThanOrEqual(3);
+    expect(rt.environmentsStarted()).toBe(1);
+  });
+
+  it('a script that kills the handler costs only its own call; the next call gets a fresh environment', async () => {
+    const rt = await start({ JUBE_R_CAPSULE: 'off' });
+    const first = answered(await invoke(rt, 'cat("warm\\n")'));
+    // Act
+    const killed = await invoke(rt, `tools::pskill(${PARENT}, 9L)\nSys.sleep(5)`);
+    const next = answered(await invoke(rt, 'cat("still served\\n")'));
+    // Assess
+    expect(first.consoleOutput).toBe('warm\n');
+    expect(killed).toMatchObject({ ok: false, errorType: 'Runtime.ExitError' });
+    expect(next).toMatchObject({ status: 'ok', consoleOutput: 'still served\n' });
+    expect(rt.environmentsStarted()).toBe(2);
+  });
+});
+
+describe('image, JUBE_R_FRESH_ENVIRONMENT_PER_RUN', () => {
+  it('answers every call, each in an environment no other call used', async () => {
+    const rt = await runtimeWith({ JUBE_R_FRESH_ENVIRONMENT_PER_RUN: 'true' });
+    const answers: ExecuteResponse[] = [];
+    for (let i = 0; i < 3; i += 1) answers.push(answered(await invoke(rt, 'cat(Sys.getpid() > 0)')));
+    expect(answers.map((a) => a.consoleOutput)).toEqual(['TRUE', 'TRUE', 'TRUE']);
+    expect(rt.environmentsStarted()).toBe(3);
+  });
+});
+
+/** A runtime in the production posture (no test switch). */
+async function runtimeWith(env: Record<string, string>): Promise<ContainerRuntime> {
+  runtime = await startContainerRuntime({ image: IMAGE, env });
+  return runtime;
+}
