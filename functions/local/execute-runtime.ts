@@ -95,10 +95,13 @@ function realDirOrUndefined(dir: string): string | undefined {
 export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName: string): Promise<ExecuteRuntime> {
   if (runtimeKindOf(env) === 'container') {
     const { startContainerRuntime } = await import('./container-runtime.ts');
-    // Only the limits: host paths (R, tmp, data dir) mean nothing inside the image.
+    // Only the limits and the containment switches: host paths (R, tmp, data dir, the capsule
+    // library) mean nothing inside the image.
     const passOn = Object.fromEntries(
       Object.entries(env).filter(
-        (e): e is [string, string] => /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_)/.test(e[0]) && e[1] !== undefined,
+        (e): e is [string, string] =>
+          /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_|CAPSULE$|CAPSULE_KERNEL$|FRESH_ENVIRONMENT_PER_RUN$|TEST_ESCAPED_RUNNER$)/.test(e[0]) &&
+          e[1] !== undefined,
       ),
     );
     // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.

@@ -57,7 +57,7 @@ const PROCESS_LIST =
 
 const ATTACKS = [
   'try(cat(system("echo RAN-$((6*7))", intern = TRUE), "\\n"))',
-  'q <- quote(I(s("echo RAN-$((6*7))", TRUE, 0L))); q[[1]] <- as.name(paste0(".Inter", "nal")); q[[2]][[1]] <- as.name(paste0("sys", "tem")); try(cat(eval(q), "\\n"))',
+  'q <- quote(I(s("echo RAN-$((6*7))", TRUE, 0L, FALSE))); q[[1]] <- as.name(paste0(".Inter", "nal")); q[[2]][[1]] <- as.name(paste0("sys", "tem")); try(cat(eval(q), "\\n"))',
   'try(cat(readLines(pipe("echo RAN-$((6*7))")), "\\n"))',
   'try(parallel::mcparallel(Sys.sleep(1234)))',
   'try({ con <- socketConnection("127.0.0.1", 9001, timeout = 2); writeLines("GET /2018-06-01/runtime/invocation/next HTTP/1.0\\r\\n", con); cat("RUNTIME-API", readLines(con), "\\n") })',
@@ -108,6 +108,8 @@ describe('image, escaped script without the capsule: the hygiene below it', () =
           'system("setsid env -i sh -c \'sleep 1234\' &")',
           'for (i in 1:10) parallel::mcparallel(Sys.sleep(1234))',
           'writeLines("persist", "/tmp/jube-r-persist"); writeLines("persist", "/dev/shm/jube-r-persist")',
+          // The control: without the capsule the shell does run, so what follows tests the hygiene.
+          'cat(system("echo SHELL-$((6*7))", intern = TRUE), "\\n")',
           'Sys.sleep(0.5); cat("left behind\\n")',
         ].join('\n'),
       ),
@@ -116,6 +118,7 @@ describe('image, escaped script without the capsule: the hygiene below it', () =
     for (let i = 0; i < 25; i += 1) trivial.push(answered(await invoke(rt, 'cat(1)', 10)));
     const after = answered(await invoke(rt, `cat(file.exists("/tmp/jube-r-persist"), file.exists("/dev/shm/jube-r-persist"), "\\n")\n${PROCESS_LIST}`));
     // Assess
+    expect(heavy.consoleOutput).toContain('SHELL-42');
     expect(heavy.consoleOutput).toContain('left behind');
     expect(trivial.every((r) => r.status === 'ok' && r.consoleOutput === '1')).toBe(true);
     expect(after.consoleOutput.split('\n')[0]).toBe('FALSE FALSE ');

@@ -61,3 +61,40 @@ describe('the local stack with the execute function in the container', () => {
     expect(body).toMatchObject({ status: 'rejected' });
   });
 });
+
+describe('the local stack, container runtime, a script that kills the execute handler', () => {
+  let killable: RunningStack | undefined;
+  beforeAll(async () => {
+    // The layers below R with the capsule off (it would refuse the kill): the R layer assumed broken.
+    killable = await startStack({ JUBE_R_EXECUTE_RUNTIME: 'container', JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true' });
+  });
+  afterAll(async () => {
+    await killable?.stop();
+  });
+
+  it('costs only its own call: a clear 502 of the API, then the next call is served', async () => {
+    const post = async (script: string) => {
+      const response = await fetch(`${killable!.url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ script }) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const started = Date.now();
+    // The issue's payload shape: it passes the validate function's static walk (no forbidden name
+    // or string appears), and with the R layer gone it runs a shell that kills R's parent.
+    const killed = await post(
+      [
+        'q <- quote(I(s("kill -9 $(cut -d \' \' -f4 /proc/$PPID/stat)", FALSE, 0L)))',
+        'q[[1]] <- as.name(paste0(".Inter", "nal")); q[[2]][[1]] <- as.name(paste0("sys", "tem"))',
+        // R 4.3 added receive.console.signals to the internal.
+        'if (getRversion() >= "4.3.0") q[[2]][[5]] <- FALSE',
+        'sapply(list(q), paste0("ev", "al"))',
+        'Sys.sleep(10)',
+      ].join('\n'),
+    );
+    const next = await post('cat("served\\n")');
+    expect(killed.status, JSON.stringify(killed.body)).toBe(502);
+    expect(killed.body).toMatchObject({ code: 'EXECUTE_ENVIRONMENT_LOST' });
+    // Not a hang until a timeout: the runtime's exit is reported at once.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(next).toMatchObject({ status: 200, body: { status: 'ok', consoleOutput: 'served\n' } });
+  });
+});

@@ -55,7 +55,8 @@ const ATTACKS = (id: string) => [
   `try(system("${shell(`${id}-system`)}"))`,
   `try(system2("sh", c("-c", shQuote("${shell(`${id}-system2`)}"))))`,
   // The issue's payload, built without a forbidden symbol or string.
-  `q <- quote(I(s("${shell(`${id}-internal`)}", TRUE, 0L))); q[[1]] <- as.name(paste0(".Inter", "nal")); q[[2]][[1]] <- as.name(paste0("sys", "tem")); try(eval(q))`,
+  // (R 4.3 added a fourth argument to the internal.)
+  `q <- quote(I(s("${shell(`${id}-internal`)}", TRUE, 0L))); if (getRversion() >= "4.3.0") q[[2]][[5]] <- FALSE; q[[1]] <- as.name(paste0(".Inter", "nal")); q[[2]][[1]] <- as.name(paste0("sys", "tem")); try(eval(q))`,
   `try(readLines(pipe("${shell(`${id}-pipe`)}")))`,
   `try({ pdf("|${shell(`${id}-pdf`)}"); plot(1); dev.off() })`,
   // A survivor that leaves the process group and sheds the run's marker (env -i).
