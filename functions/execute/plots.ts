@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import type { Plot } from '../../layers/contract/execute.ts';
 import { PLOT_MIME_TYPES, type PlotSettings } from './plot-settings.ts';
-import { decodePng, isUniform } from './png.ts';
+import { isBlankPng, pngHeader } from './png.ts';
 import { listDirectory, readRegularFile } from './safe-read.ts';
 
 /** dNNN-pNNNNN.ext: the device's opening and the page within it. */
@@ -70,9 +70,10 @@ type Look = 'blank' | 'unreadable' | { width: number; height: number };
 
 function inspect(data: Buffer, settings: PlotSettings): Look {
   if (settings.format === 'svg') return isBlankSvg(data.toString('utf8')) ? 'blank' : { width: settings.width, height: settings.height };
-  const png = decodePng(data);
-  if (!png) return 'unreadable';
-  return isUniform(png) ? 'blank' : { width: png.width, height: png.height };
+  const blank = isBlankPng(data);
+  const header = pngHeader(data);
+  if (blank === undefined || !header) return 'unreadable';
+  return blank ? 'blank' : { width: header.width, height: header.height };
 }
 
 /**

@@ -37,6 +37,53 @@ export function pngHeader(buf: Buffer): PngHeader | undefined {
 
 /** The pixels, or undefined for a file that is cut short, corrupt, or of a kind not decoded here. */
 export function decodePng(buf: Buffer): DecodedPng | undefined {
+  const image = open(buf);
+  if (!image) return undefined;
+  const { header, channels, raw, stride } = image;
+  const pixels = Buffer.alloc(stride * header.height);
+  for (let y = 0; y < header.height; y += 1) {
+    if (!unfilterRow(raw, y, stride, channels, pixels)) return undefined;
+  }
+  return { ...header, channels, pixels };
+}
+
+/**
+ * Every pixel the same colour (a page opened but never drawn on), or undefined when `buf` does
+ * not decode. Rows are unfiltered one at a time and the look stops at the first pixel that
+ * differs: a drawn page usually shows it within its first rows.
+ */
+export function isBlankPng(buf: Buffer): boolean | undefined {
+  const image = open(buf);
+  if (!image) return undefined;
+  const { header, channels, raw, stride } = image;
+  // Two rows: the one being unfiltered and the one above it, which the filters read.
+  const rows = Buffer.alloc(stride * 2);
+  let first: Buffer | undefined;
+  for (let y = 0; y < header.height; y += 1) {
+    const at = (y % 2) * stride;
+    if (!unfilterRow(raw, y, stride, channels, rows, at, ((y + 1) % 2) * stride)) return undefined;
+    first ??= Buffer.from(rows.subarray(0, channels));
+    for (let x = 0; x < stride; x += 1) if (rows[at + x] !== first[x % channels]) return false;
+  }
+  return true;
+}
+
+/** Every pixel the same colour: a page opened but never drawn on (or drawn on in its background colour). */
+export function isUniform(png: DecodedPng): boolean {
+  const { pixels, channels } = png;
+  for (let i = channels; i < pixels.length; i += 1) if (pixels[i] !== pixels[i % channels]) return false;
+  return true;
+}
+
+interface OpenedPng {
+  readonly header: PngHeader;
+  readonly channels: number;
+  readonly stride: number;
+  /** The inflated image data: per row a filter byte, then the filtered row. */
+  readonly raw: Buffer;
+}
+
+function open(buf: Buffer): OpenedPng | undefined {
   const header = pngHeader(buf);
   const channels = header ? CHANNELS[header.colorType] : undefined;
   if (!header || channels === undefined || header.bitDepth !== 8 || header.interlaced) return undefined;
@@ -61,36 +108,45 @@ export function decodePng(buf: Buffer): DecodedPng | undefined {
   } catch {
     return undefined;
   }
-  if (raw.length !== (stride + 1) * header.height) return undefined;
-  const pixels = unfilter(raw, header.height, stride, channels);
-  return pixels ? { ...header, channels, pixels } : undefined;
+  return raw.length === (stride + 1) * header.height ? { header, channels, stride, raw } : undefined;
 }
 
-/** Undoes PNG's per-row filters (None, Sub, Up, Average, Paeth). */
-function unfilter(raw: Buffer, height: number, stride: number, bpp: number): Buffer | undefined {
-  const out = Buffer.alloc(stride * height);
-  for (let y = 0; y < height; y += 1) {
-    const filter = raw[y * (stride + 1)]!;
-    const src = y * (stride + 1) + 1;
-    const row = y * stride;
-    const prev = row - stride;
-    for (let x = 0; x < stride; x += 1) {
-      const a = x >= bpp ? out[row + x - bpp]! : 0;
-      const b = y > 0 ? out[prev + x]! : 0;
-      const c = x >= bpp && y > 0 ? out[prev + x - bpp]! : 0;
-      let predictor: number;
-      switch (filter) {
-        case 0: predictor = 0; break;
-        case 1: predictor = a; break;
-        case 2: predictor = b; break;
-        case 3: predictor = (a + b) >> 1; break;
-        case 4: predictor = paeth(a, b, c); break;
-        default: return undefined;
+/**
+ * Undoes row y's filter (None, Sub, Up, Average, Paeth) into out[at, at + stride), reading the
+ * row above at out[above, above + stride) (by default, the previous row of a whole image).
+ */
+function unfilterRow(raw: Buffer, y: number, stride: number, bpp: number, out: Buffer, at = y * stride, above = at - stride): boolean {
+  const filter = raw[y * (stride + 1)]!;
+  const src = y * (stride + 1) + 1;
+  const hasUp = y > 0;
+  switch (filter) {
+    case 0:
+      raw.copy(out, at, src, src + stride);
+      return true;
+    case 1:
+      for (let x = 0; x < stride; x += 1) out[at + x] = (raw[src + x]! + (x >= bpp ? out[at + x - bpp]! : 0)) & 0xff;
+      return true;
+    case 2:
+      for (let x = 0; x < stride; x += 1) out[at + x] = (raw[src + x]! + (hasUp ? out[above + x]! : 0)) & 0xff;
+      return true;
+    case 3:
+      for (let x = 0; x < stride; x += 1) {
+        const a = x >= bpp ? out[at + x - bpp]! : 0;
+        const b = hasUp ? out[above + x]! : 0;
+        out[at + x] = (raw[src + x]! + ((a + b) >> 1)) & 0xff;
       }
-      out[row + x] = (raw[src + x]! + predictor) & 0xff;
-    }
+      return true;
+    case 4:
+      for (let x = 0; x < stride; x += 1) {
+        const a = x >= bpp ? out[at + x - bpp]! : 0;
+        const b = hasUp ? out[above + x]! : 0;
+        const c = x >= bpp && hasUp ? out[above + x - bpp]! : 0;
+        out[at + x] = (raw[src + x]! + paeth(a, b, c)) & 0xff;
+      }
+      return true;
+    default:
+      return false;
   }
-  return out;
 }
 
 function paeth(a: number, b: number, c: number): number {
@@ -100,11 +156,4 @@ function paeth(a: number, b: number, c: number): number {
   const pc = Math.abs(p - c);
   if (pa <= pb && pa <= pc) return a;
   return pb <= pc ? b : c;
-}
-
-/** Every pixel the same colour: a page opened but never drawn on (or drawn on in its background colour). */
-export function isUniform(png: DecodedPng): boolean {
-  const { pixels, channels } = png;
-  for (let i = channels; i < pixels.length; i += 1) if (pixels[i] !== pixels[i % channels]) return false;
-  return true;
 }

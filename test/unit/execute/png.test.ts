@@ -1,7 +1,7 @@
 /** png.ts against PNGs built here with every filter type, and against what it must refuse. */
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodePng, isUniform, pngHeader } from '../../../functions/execute/png.ts';
+import { decodePng, isBlankPng, isUniform, pngHeader } from '../../../functions/execute/png.ts';
 
 function crcTable(): number[] {
   return Array.from({ length: 256 }, (_, n) => {
@@ -65,10 +65,15 @@ describe('decodePng', () => {
     ['an interlaced image', png(2, 1, [[0, 1, 2, 3, 4, 5, 6]], 2, 1)],
   ])('refuses %s', (_, buf) => {
     expect(decodePng(buf)).toBeUndefined();
+    expect(isBlankPng(buf)).toBeUndefined();
   });
 
-  it('tells a uniform page from a drawn one', () => {
-    expect(isUniform(decodePng(png(2, 2, [[0, 9, 9, 9, 9, 9, 9], [0, 9, 9, 9, 9, 9, 9]]))!)).toBe(true);
-    expect(isUniform(decodePng(png(2, 2, [[0, 9, 9, 9, 9, 9, 9], [0, 9, 9, 9, 9, 9, 8]]))!)).toBe(false);
+  it.each([
+    ['one colour everywhere', [[0, 9, 9, 9, 9, 9, 9], [2, 0, 0, 0, 0, 0, 0], [1, 9, 9, 9, 0, 0, 0]], true],
+    ['one channel of the last pixel differs', [[0, 9, 9, 9, 9, 9, 9], [0, 9, 9, 9, 9, 9, 9], [0, 9, 9, 9, 9, 9, 8]], false],
+    ['the first row differs from the rest', [[0, 1, 1, 1, 1, 1, 1], [0, 9, 9, 9, 9, 9, 9], [0, 9, 9, 9, 9, 9, 9]], false],
+  ])('tells a blank page from a drawn one: %s', (_, rows, blank) => {
+    expect(isBlankPng(png(2, 3, rows))).toBe(blank);
+    expect(isUniform(decodePng(png(2, 3, rows))!)).toBe(blank);
   });
 });
