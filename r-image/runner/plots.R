@@ -55,7 +55,8 @@ open_plot_capture <- function(settings, workdir) {
 # After the script: every device closed, so each one writes its last page; anything drawn later
 # (a print method while the value is converted) goes to a device that keeps nothing.
 close_plot_capture <- function() {
-  graphics_off()
+  # A device of the script's that fails to close must not cost the envelope.
+  tryCatch(graphics_off(), error = function(e) NULL)
   options(device = null_device)
   invisible(NULL)
 }
