@@ -12,6 +12,13 @@ export function utf8Prefix(buf: Buffer, maxBytes: number): Buffer {
   return buf.subarray(0, end);
 }
 
+/** Drops leading UTF-8 continuation bytes (the cut fell inside a character). */
+export function trimLeadingContinuation(buf: Buffer): Buffer {
+  let start = 0;
+  while (start < buf.length && start < 3 && (buf[start]! & 0xc0) === 0x80) start += 1;
+  return buf.subarray(start);
+}
+
 /** Drops a trailing, cut-off UTF-8 character (the cap fell inside it). */
 export function trimIncompleteUtf8(buf: Buffer): Buffer {
   for (let back = 1; back <= Math.min(4, buf.length); back += 1) {
@@ -60,18 +67,29 @@ export interface CapturedOutput {
   readonly consoleOutput: string;
   /** The console was cut at its cap. */
   readonly truncated: boolean;
+  /** Every byte R wrote to stdout, and how many of them the middle cut left out. */
+  readonly bytes?: number;
+  readonly omittedBytes?: number;
   readonly result: ResultExtraction & { readonly overflow?: boolean };
 }
 
+/** The line the console text carries where its middle was cut. */
+export const omittedLine = (bytes: number): string => `\n[... ${bytes} bytes of console output omitted ...]\n`;
+
 /**
- * Consumes a byte stream once: keeps its first `consoleBytes` bytes, and finds the structured
- * result between the markers anywhere in the stream (past the console cap too), holding at most
- * `resultBytes` of it. The last complete marker pair wins.
+ * Consumes a byte stream once: keeps its first and last `consoleBytes / 2` bytes (an agent needs
+ * both how a run started and how it ended), and finds the structured result between the markers
+ * anywhere in the stream (in the cut middle too), holding at most `resultBytes` of it. The last
+ * complete marker pair wins.
  */
 export class ConsoleCapture {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
   private totalBytes = 0;
+  private readonly headLimit: number;
+  private readonly tailLimit: number;
   /** Bytes as latin1 text (one char per byte), so marker search and byte counts agree. */
   private carry = '';
   private inside = false;
@@ -83,17 +101,33 @@ export class ConsoleCapture {
   constructor(
     private readonly consoleBytes: number,
     private readonly resultBytes: number,
-  ) {}
+  ) {
+    this.headLimit = Math.floor(consoleBytes / 2);
+    this.tailLimit = consoleBytes - this.headLimit;
+  }
 
   push(chunk: Buffer): void {
     this.totalBytes += chunk.length;
-    if (this.headBytes < this.consoleBytes) {
-      const room = this.consoleBytes - this.headBytes;
-      const part = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    let rest = chunk;
+    if (this.headBytes < this.headLimit) {
+      const room = this.headLimit - this.headBytes;
+      const part = rest.length <= room ? rest : rest.subarray(0, room);
       this.head.push(Buffer.from(part));
       this.headBytes += part.length;
+      rest = rest.subarray(part.length);
     }
+    if (rest.length > 0) this.keepTail(rest);
     this.scan(chunk.toString('latin1'));
+  }
+
+  /** Holds at most the last tailLimit bytes (plus one chunk while it is trimmed). */
+  private keepTail(part: Buffer): void {
+    const kept = part.length > this.tailLimit ? part.subarray(part.length - this.tailLimit) : part;
+    this.tail.push(Buffer.from(kept));
+    this.tailBytes += kept.length;
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.length >= this.tailLimit) {
+      this.tailBytes -= this.tail.shift()!.length;
+    }
   }
 
   private scan(text: string): void {
@@ -134,20 +168,30 @@ export class ConsoleCapture {
   }
 
   get truncated(): boolean {
-    return this.totalBytes > this.headBytes;
+    return this.totalBytes > this.consoleBytes;
   }
 
   get bytesSeen(): number {
     return this.totalBytes;
   }
 
+  /** The console as the response carries it, and how many bytes of it were left out. */
+  console(): { text: string; omittedBytes: number } {
+    const head = Buffer.concat(this.head);
+    const tail = Buffer.concat(this.tail);
+    if (!this.truncated) return { text: Buffer.concat([head, tail]).toString('utf8'), omittedBytes: 0 };
+    const kept = { head: trimIncompleteUtf8(head), tail: trimLeadingContinuation(tail.subarray(Math.max(0, tail.length - this.tailLimit))) };
+    const omittedBytes = this.totalBytes - kept.head.length - kept.tail.length;
+    return { text: `${kept.head.toString('utf8')}${omittedLine(omittedBytes)}${kept.tail.toString('utf8')}`, omittedBytes };
+  }
+
   consoleText(): string {
-    const all = Buffer.concat(this.head);
-    return (this.truncated ? trimIncompleteUtf8(all) : all).toString('utf8');
+    return this.console().text;
   }
 
   snapshot(): CapturedOutput {
-    return { consoleOutput: this.consoleText(), truncated: this.truncated, result: this.result() };
+    const { text, omittedBytes } = this.console();
+    return { consoleOutput: text, truncated: this.truncated, bytes: this.totalBytes, omittedBytes, result: this.result() };
   }
 
   result(): ResultExtraction & { readonly overflow?: boolean } {

@@ -5,6 +5,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { ErrorDetailsSchema, ErrorTypeSchema, ValueSchema, WarningDetailSchema } from '../../layers/contract/execute.ts';
 import { ValidationErrorSchema } from '../../layers/contract/validation.ts';
 
 export const RunnerEnvelopeSchema = z.strictObject({
@@ -15,6 +16,17 @@ export const RunnerEnvelopeSchema = z.strictObject({
   warnings: z.array(z.string()),
   warningsDropped: z.number().int().min(0).optional(),
   timedOut: z.boolean(),
+  /** On an error: whether it came from the script's expressions or from the runner's set-up. */
+  errorType: ErrorTypeSchema.optional(),
+  errorDetails: ErrorDetailsSchema.optional(),
+  warningDetails: z.array(WarningDetailSchema).optional(),
+  messages: z.array(z.string()).optional(),
+  messagesDropped: z.number().int().min(0).optional(),
+  value: ValueSchema.optional(),
+  /** What the runner left out or could not do, in words (r-image/runner/value.R, plots.R). */
+  notes: z.array(z.string()).optional(),
+  /** "on", "off", or "failed: <why>" (r-image/runner/plots.R). */
+  plotCapture: z.string().max(4096).optional(),
   validation: z.array(ValidationErrorSchema).optional(),
   /** The capsule's report of the layers it armed ("preload=armed landlock=... seccomp=..."), or "preload=off". */
   sandbox: z.string().max(512).optional(),

@@ -1,13 +1,14 @@
 /**
  * The /execute response from an outcome, pure (no R, no clock): caps on the error and warnings,
- * the structured result, `truncated`, and the wording that says which layer ended a run. New
- * response fields are mapped here from the outcome and the envelope.
+ * the structured result, `truncated`, the wording that says which layer ended a run, who caused
+ * a failure (`errorType`, `retryable`), and what the run left (plots, files, notes). New response
+ * fields are mapped here from the outcome and the envelope.
  */
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { ErrorType, ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../layers/contract/validation.ts';
 import { capText, capWarnings, type CapturedOutput } from './caps.ts';
-import type { ExecuteOutcome } from './outcome.ts';
+import type { Artifacts, ExecuteOutcome } from './outcome.ts';
 
 /** The fields every response carries, decided by the handler when it answers. */
 export type ResponseBase = Pick<ExecuteResponse, 'durationMs' | 'rVersion' | 'timestamp'>;
@@ -20,20 +21,27 @@ export interface ResponseLimits {
 
 /** The TypeScript validator refused the script: R never started. */
 export function rejectedResponse(validation: ValidationResult, base: ResponseBase): ExecuteResponse {
-  return { status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, validation, ...base };
+  return { status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'), validation, ...base };
 }
 
 export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
   if (outcome.kind === 'not-staged') {
-    return { status: 'error', consoleOutput: '', error: `${outcome.message}; the script was not run`, warnings: [], timedOut: false, ...base };
+    return {
+      status: 'error', consoleOutput: '', error: `${outcome.message}; the script was not run`, warnings: [], timedOut: false,
+      ...failedBy('interpreter'), ...base,
+    };
   }
-  const { output } = outcome;
+  const { output, artifacts } = outcome;
   const fromOutput = resultFields(output);
-  const truncated = output.truncated || (output.result.kind === 'invalid' && output.result.overflow === true);
+  const truncated = output.truncated || (output.result.kind === 'invalid' && output.result.overflow === true) || artifacts.truncated;
 
   if (outcome.kind === 'killed') {
     const error = backstopMessage(outcome.afterMs, outcome.byRemainingTime, limits);
-    return finish({ status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...fromOutput, ...base }, truncated);
+    return finish(
+      { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
+      ranFields(output, artifacts, []),
+      truncated,
+    );
   }
 
   if (outcome.kind === 'no-envelope') {
@@ -42,7 +50,11 @@ export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits,
     const detail = lastWords ? `; R said: ${lastWords}` : '';
     const error = capText(`R exited without a result (${how}; ${outcome.reason})${detail}`, limits.caps.errorBytes);
     return finish(
-      { status: 'error', consoleOutput: output.consoleOutput, error: error.value, warnings: [], timedOut: false, ...fromOutput, ...base },
+      {
+        status: 'error', consoleOutput: output.consoleOutput, error: error.value, warnings: [], timedOut: false,
+        ...failedBy('interpreter'), ...fromOutput, ...base,
+      },
+      ranFields(output, artifacts, []),
       truncated || error.truncated,
     );
   }
@@ -50,23 +62,53 @@ export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits,
   const { envelope } = outcome;
   if (envelope.status === 'rejected') {
     return {
-      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false,
+      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'),
       validation: { valid: false, errors: envelope.validation ?? [], lint: [], durationMs: 0 },
       ...base, rVersion: envelope.rVersion,
     };
   }
   const error = envelope.error === null ? { value: null, truncated: false } : capText(envelope.error, limits.caps.errorBytes);
   const warnings = capWarnings(envelope.warnings, limits.caps.warnings, limits.caps.warningBytes);
+  const messagesDropped = envelope.messagesDropped ?? 0;
+  const notes = [
+    ...(envelope.notes ?? []),
+    ...(messagesDropped > 0 ? [`${messagesDropped} more message(s) are only in consoleOutput (GET /health limits.maxMessages, limits.maxMessageBytes)`] : []),
+  ];
+  const valueCut = envelope.value?.kind === 'printed' && envelope.value.truncated === true;
   return finish({
     status: envelope.status,
     consoleOutput: output.consoleOutput,
     error: error.value,
     warnings: warnings.value,
     timedOut: envelope.timedOut,
+    ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
+    ...(envelope.errorDetails ? { errorDetails: envelope.errorDetails } : {}),
+    warningDetails: (envelope.warningDetails ?? []).slice(0, warnings.value.length),
+    messages: envelope.messages ?? [],
+    ...(envelope.value ? { value: envelope.value } : {}),
     ...fromOutput,
     ...base,
     rVersion: envelope.rVersion,
-  }, truncated || error.truncated || warnings.truncated || (envelope.warningsDropped ?? 0) > 0);
+  },
+  ranFields(output, artifacts, notes),
+  truncated || error.truncated || warnings.truncated || (envelope.warningsDropped ?? 0) > 0 || messagesDropped > 0 || valueCut);
+}
+
+/** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
+function failedBy(errorType: ErrorType): Pick<ExecuteResponse, 'errorType' | 'retryable'> {
+  return { errorType, retryable: errorType === 'execution' };
+}
+
+/** What every run that started R returns: the console's size, plots, files and notes. */
+function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly string[]): Partial<ExecuteResponse> {
+  return {
+    consoleOutputBytes: output.bytes ?? Buffer.byteLength(output.consoleOutput),
+    consoleOutputOmittedBytes: output.omittedBytes ?? 0,
+    plots: [...artifacts.plots],
+    plotsOmitted: artifacts.plotsOmitted,
+    files: [...artifacts.files],
+    notes: [...notes, ...artifacts.notes],
+  };
 }
 
 /** Which layer killed the run: the script's own limit plus grace, or the invocation running out. */
@@ -85,6 +127,7 @@ function resultFields(output: CapturedOutput): Pick<ExecuteResponse, 'result' | 
   return {};
 }
 
-function finish(response: ExecuteResponse, truncated: boolean): ExecuteResponse {
-  return truncated ? { ...response, truncated: true } : response;
+function finish(response: ExecuteResponse, ran: Partial<ExecuteResponse>, truncated: boolean): ExecuteResponse {
+  const merged = { ...response, ...ran };
+  return truncated ? { ...merged, truncated: true } : merged;
 }

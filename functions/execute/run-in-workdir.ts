@@ -1,18 +1,21 @@
 /**
  * Staging and spawning for one invocation, in its private workdir: the dataframes, the inputs
- * the runner reads, exactly one Rscript under the backstop deadline, then the envelope. Returns
- * an ExecuteOutcome (and what happened to the processes); the caller owns the workdir's cleanup.
+ * the runner reads, exactly one Rscript under the backstop deadline, then the envelope and what
+ * the run left behind (plots, out/ files). Returns an ExecuteOutcome (and what happened to the
+ * processes); the caller owns the workdir's cleanup.
  */
 import { randomBytes } from 'node:crypto';
 import type { Parser } from 'web-tree-sitter';
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEvent } from '../../layers/contract/execute.ts';
 import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
+import { collectArtifacts } from './artifacts.ts';
 import { ConsoleCapture } from './caps.ts';
 import { buildChildEnv } from './child-env.ts';
 import { DataframeStagingError, stageDataframes } from './dataframes.ts';
 import { readEnvelope } from './envelope.ts';
 import type { ExecuteOutcome } from './outcome.ts';
+import { resolvePlotSettings } from './plot-settings.ts';
 import type { GroupKillReport } from './process-group.ts';
 import { runScript } from './run-script.ts';
 import type { RuntimePaths } from './runtime-paths.ts';
@@ -55,13 +58,17 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   }
 
   const nonce = randomBytes(32).toString('hex');
+  const plots = resolvePlotSettings(event.plots, config.plots);
+  const { errorBytes, warnings, warningBytes, messages, messageBytes, valueBytes, callBytes, tracebackFrames } = config.caps;
   await writeInputs(layout, event.script, {
     timeoutSeconds: event.timeoutSeconds,
     allowedPackages: setup.allowedPackages,
     treeSitterSymbols: treeSitterSymbols(setup.parser, event.script) ?? null,
     variables: event.variables,
     dataframes: staged,
-    caps: { errorBytes: config.caps.errorBytes, warnings: config.caps.warnings, warningBytes: config.caps.warningBytes },
+    caps: { errorBytes, warnings, warningBytes, messages, messageBytes, valueBytes, callBytes, tracebackFrames },
+    plots,
+    ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context) }),
     ...(paths.containment.testEscapedRunner ? { testEscaped: true } : {}),
   });
 
@@ -80,13 +87,15 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   const processes = { pid: run.pid, group: run.group };
 
   const output = capture.snapshot();
+  // Whatever happened, the pages drawn and files written so far go back: they help fix the script.
+  const artifacts = await collectArtifacts(layout, plots, config);
   if (run.killedAfterMs !== undefined) {
-    return { ...processes, outcome: { kind: 'killed', afterMs: run.killedAfterMs, byRemainingTime: deadlineMs < backstopMs, output } };
+    return { ...processes, outcome: { kind: 'killed', afterMs: run.killedAfterMs, byRemainingTime: deadlineMs < backstopMs, output, artifacts } };
   }
   const read = await readEnvelope(layout.envelope, nonce, ENVELOPE_MAX_BYTES);
   if (!read.ok) {
     const { exitCode, signal, stderrTail } = run;
-    return { ...processes, outcome: { kind: 'no-envelope', reason: read.reason, exitCode, signal, stderrTail, output } };
+    return { ...processes, outcome: { kind: 'no-envelope', reason: read.reason, exitCode, signal, stderrTail, output, artifacts } };
   }
-  return { ...processes, outcome: { kind: 'envelope', envelope: read.envelope, output } };
+  return { ...processes, outcome: { kind: 'envelope', envelope: read.envelope, output, artifacts } };
 }

@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { forceRemove } from './hygiene.ts';
+import type { PlotSettings } from './plot-settings.ts';
 
 export interface WorkdirLayout {
   readonly root: string;
@@ -13,6 +14,10 @@ export interface WorkdirLayout {
   readonly input: string;
   readonly envelope: string;
   readonly dataDir: string;
+  /** What the script writes here comes back as `files` (out-files.ts). */
+  readonly outDir: string;
+  /** The runner's plot device writes its pages here (r-image/runner/plots.R); read back by plots.ts. */
+  readonly plotDir: string;
   readonly home: string;
   readonly tmp: string;
   /** Never created: R_LIBS_USER points here so no user library is searched. */
@@ -29,7 +34,20 @@ export interface RunnerInput {
   readonly treeSitterSymbols: readonly string[] | null;
   readonly variables: readonly { readonly name: string; readonly value: unknown }[];
   readonly dataframes: readonly { readonly name: string; readonly file: string }[];
-  readonly caps: { readonly errorBytes: number; readonly warnings: number; readonly warningBytes: number };
+  readonly caps: {
+    readonly errorBytes: number;
+    readonly warnings: number;
+    readonly warningBytes: number;
+    readonly messages: number;
+    readonly messageBytes: number;
+    readonly valueBytes: number;
+    readonly callBytes: number;
+    readonly tracebackFrames: number;
+  };
+  /** The plot device's settings; null: no capture (R's default device). */
+  readonly plots: PlotSettings | null;
+  /** The request's context as JSON text, bound in R as `.context`; absent: no binding. */
+  readonly contextJson?: string;
   /** Test-only (JUBE_R_TEST_ESCAPED_RUNNER): evaluate without the R layer, as an escaped script would. */
   readonly testEscaped?: boolean;
 }
@@ -44,6 +62,8 @@ export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {
     input: join(root, 'input.json'),
     envelope: join(root, 'envelope.json'),
     dataDir: join(root, 'data'),
+    outDir: join(root, 'out'),
+    plotDir: join(root, '.jube', 'plots'),
     home: join(root, 'home'),
     tmp: join(root, 'tmp'),
     noLibrary: join(root, 'no-user-library'),
@@ -55,6 +75,8 @@ export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {
       mkdir(layout.home, { mode: 0o700 }),
       mkdir(layout.tmp, { mode: 0o700 }),
       mkdir(layout.dataDir, { mode: 0o700 }),
+      mkdir(layout.outDir, { mode: 0o700 }),
+      mkdir(layout.plotDir, { mode: 0o700, recursive: true }),
       writeFile(layout.emptyFile, '', { mode: 0o600 }),
     ]);
   } catch (error) {

@@ -8,6 +8,7 @@
  * cannot disagree.
  */
 import { z } from 'zod';
+import { PLOT_LIMITS } from '../contract/execute.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -24,6 +25,24 @@ const ENV_SCHEMA = {
   JUBE_R_MAX_WARNINGS: int(1, 10_000).default(100),
   JUBE_R_MAX_WARNING_BYTES: int(256, 1024 * 1024).default(64 * 1024),
   JUBE_R_MAX_RESULT_BYTES: int(1024, 4 * 1024 * 1024).default(1024 * 1024),
+  /** R message() conditions kept in `messages[]` (they also stay in the console, in order). */
+  JUBE_R_MAX_MESSAGES: int(1, 10_000).default(100),
+  JUBE_R_MAX_MESSAGE_BYTES: int(256, 1024 * 1024).default(64 * 1024),
+  /** `value`: the last expression's value as JSON, or its printed form, at most this many bytes. */
+  JUBE_R_MAX_VALUE_BYTES: int(1024, 4 * 1024 * 1024).default(256 * 1024),
+  /** errorDetails/warningDetails: a deparsed call is cut here; the traceback keeps this many frames. */
+  JUBE_R_MAX_CALL_BYTES: int(64, 16 * 1024).default(512),
+  JUBE_R_MAX_TRACEBACK_FRAMES: int(1, 100).default(10),
+  /** Plots: pages returned per run and their total size (before base64, which adds a third). */
+  JUBE_R_MAX_PLOTS: int(0, 100).default(10),
+  JUBE_R_MAX_PLOTS_BYTES: int(0, 4 * 1024 * 1024).default(1024 * 1024),
+  /** A page's size when the request does not say: 768 px on the long side, for a model to look at. */
+  JUBE_R_PLOT_WIDTH_PX: int(PLOT_LIMITS.minPixels, PLOT_LIMITS.maxPixels).default(768),
+  JUBE_R_PLOT_HEIGHT_PX: int(PLOT_LIMITS.minPixels, PLOT_LIMITS.maxPixels).default(576),
+  JUBE_R_PLOT_DPI: int(PLOT_LIMITS.minDpi, PLOT_LIMITS.maxDpi).default(96),
+  /** Files the script writes to out/: how many are returned and their total size (before base64). */
+  JUBE_R_MAX_FILES: int(0, 100).default(10),
+  JUBE_R_MAX_FILES_BYTES: int(0, 4 * 1024 * 1024).default(512 * 1024),
   /** rlimits applied to the Rscript process (address space, file size, open files, processes). */
   JUBE_R_RLIMIT_AS_BYTES: int(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024).default(3 * 1024 * 1024 * 1024),
   JUBE_R_RLIMIT_FSIZE_BYTES: int(1024 * 1024, 10 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
@@ -64,7 +83,22 @@ export interface ServiceConfig {
     readonly warnings: number;
     readonly warningBytes: number;
     readonly resultBytes: number;
+    readonly messages: number;
+    readonly messageBytes: number;
+    readonly valueBytes: number;
+    readonly callBytes: number;
+    readonly tracebackFrames: number;
   };
+  /** Plot capture: the caps per run and the page defaults a request may override within PLOT_LIMITS. */
+  readonly plots: {
+    readonly maxCount: number;
+    readonly maxBytes: number;
+    readonly width: number;
+    readonly height: number;
+    readonly dpi: number;
+  };
+  /** Files returned from out/. */
+  readonly files: { readonly maxCount: number; readonly maxBytes: number };
   readonly rlimits: {
     readonly addressSpaceBytes: number;
     readonly fileSizeBytes: number;
@@ -131,7 +165,20 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       warnings: e.JUBE_R_MAX_WARNINGS,
       warningBytes: e.JUBE_R_MAX_WARNING_BYTES,
       resultBytes: e.JUBE_R_MAX_RESULT_BYTES,
+      messages: e.JUBE_R_MAX_MESSAGES,
+      messageBytes: e.JUBE_R_MAX_MESSAGE_BYTES,
+      valueBytes: e.JUBE_R_MAX_VALUE_BYTES,
+      callBytes: e.JUBE_R_MAX_CALL_BYTES,
+      tracebackFrames: e.JUBE_R_MAX_TRACEBACK_FRAMES,
     },
+    plots: {
+      maxCount: e.JUBE_R_MAX_PLOTS,
+      maxBytes: e.JUBE_R_MAX_PLOTS_BYTES,
+      width: e.JUBE_R_PLOT_WIDTH_PX,
+      height: e.JUBE_R_PLOT_HEIGHT_PX,
+      dpi: e.JUBE_R_PLOT_DPI,
+    },
+    files: { maxCount: e.JUBE_R_MAX_FILES, maxBytes: e.JUBE_R_MAX_FILES_BYTES },
     rlimits: {
       addressSpaceBytes: e.JUBE_R_RLIMIT_AS_BYTES,
       fileSizeBytes: e.JUBE_R_RLIMIT_FSIZE_BYTES,

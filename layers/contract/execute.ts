@@ -89,25 +89,109 @@ export function limitedDataframesSchema<T extends z.ZodType>(item: T, limits: Bi
   return z.array(item).max(maxCount, `at most ${maxCount} dataframes are allowed`);
 }
 
+/** The name `context` is bound to in the script's environment (dsprrr's runners use the same). */
+export const CONTEXT_BINDING = '.context';
+
 /** Each name becomes one binding in the script's environment, so no two may share it. */
 export function refineDistinctNames(
-  body: { readonly variables?: readonly { name: string }[]; readonly dataframes?: readonly { name: string }[] },
+  body: {
+    readonly variables?: readonly { name: string }[];
+    readonly dataframes?: readonly { name: string }[];
+    readonly context?: Readonly<Record<string, unknown>> | undefined;
+  },
   ctx: z.RefinementCtx,
 ): void {
-  const seen = new Set<string>();
+  const seen = new Set<string>(body.context === undefined ? [] : [CONTEXT_BINDING]);
   const check = (kind: 'variables' | 'dataframes', entries: readonly { name: string }[] | undefined) =>
     entries?.forEach((entry, i) => {
       if (seen.has(entry.name)) {
+        const owner = entry.name === CONTEXT_BINDING && body.context !== undefined ? 'the request\'s context' : 'another variable or dataframe';
         ctx.addIssue({
           code: 'custom',
           path: [kind, i, 'name'],
-          message: `name "${entry.name}" is already used by another variable or dataframe; every name must be distinct`,
+          message: `name "${entry.name}" is already used by ${owner}; every name must be distinct`,
         });
       }
       seen.add(entry.name);
     });
   check('variables', body.variables);
   check('dataframes', body.dataframes);
+}
+
+/** The bounds a request's plot options must stay within (published by GET /health). */
+export const PLOT_LIMITS = { minPixels: 64, maxPixels: 2048, minDpi: 36, maxDpi: 300 } as const;
+
+const pixels = (what: string) =>
+  z
+    .number()
+    .int(`${what} must be a whole number of pixels`)
+    .min(PLOT_LIMITS.minPixels, `${what} must be at least ${PLOT_LIMITS.minPixels} pixels`)
+    .max(PLOT_LIMITS.maxPixels, `${what} must be at most ${PLOT_LIMITS.maxPixels} pixels`);
+
+/** How the pages a script draws come back; omitted fields take the deployment's defaults. */
+export const PlotOptionsSchema = z.strictObject({
+  width: pixels('width').optional(),
+  height: pixels('height').optional(),
+  dpi: z
+    .number()
+    .int('dpi must be a whole number')
+    .min(PLOT_LIMITS.minDpi, `dpi must be at least ${PLOT_LIMITS.minDpi}`)
+    .max(PLOT_LIMITS.maxDpi, `dpi must be at most ${PLOT_LIMITS.maxDpi}`)
+    .optional(),
+  format: z.enum(['png', 'svg']).optional(),
+});
+export type PlotOptions = z.infer<typeof PlotOptionsSchema>;
+
+/** `plots`: options, `true` (the defaults) or `false` (no capture: R's own default device). */
+export const PlotsRequestSchema = z.union([z.boolean(), PlotOptionsSchema]);
+export type PlotsRequest = z.infer<typeof PlotsRequestSchema>;
+
+/** How deep a context value may nest; R's JSON reader and the checks below walk it. */
+export const CONTEXT_MAX_DEPTH = 20;
+
+/**
+ * `context`: named JSON values bound in R as `.context` (a named list; arrays become vectors or
+ * data frames, as jsonlite::fromJSON reads them). Within the variables' limits: at most maxCount
+ * names, arrays of at most maxArrayLength elements, strings of at most maxStringBytes, and
+ * CONTEXT_MAX_DEPTH levels. Walked iteratively: a request body is bounded, its depth is not.
+ */
+export function limitedContextSchema(limits: BindingLimits) {
+  const { maxCount, maxArrayLength, maxStringBytes } = limits.variables;
+  return z
+    .record(z.string().min(1, 'a context name must not be empty').max(256, 'a context name must be at most 256 characters'), z.unknown())
+    .superRefine((context, ctx) => {
+      const names = Object.keys(context);
+      if (names.length > maxCount) ctx.addIssue({ code: 'custom', message: `has ${names.length} names; at most ${maxCount} are allowed` });
+      const pending: { value: unknown; path: (string | number)[] }[] = names.map((name) => ({ value: context[name], path: [name] }));
+      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+        const problem = contextProblem(next.value, next.path.length, { maxArrayLength, maxStringBytes });
+        if (problem) {
+          ctx.addIssue({ code: 'custom', path: next.path, message: problem });
+          continue;
+        }
+        if (Array.isArray(next.value)) next.value.forEach((item, i) => pending.push({ value: item, path: [...next.path, i] }));
+        else if (isPlainObject(next.value)) for (const [k, v] of Object.entries(next.value)) pending.push({ value: v, path: [...next.path, k] });
+      }
+    });
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function contextProblem(value: unknown, depth: number, limits: { maxArrayLength: number; maxStringBytes: number }): string | undefined {
+  if (depth > CONTEXT_MAX_DEPTH) return `nests deeper than ${CONTEXT_MAX_DEPTH} levels`;
+  if (typeof value === 'string') {
+    const bytes = Buffer.byteLength(value, 'utf8');
+    return bytes > limits.maxStringBytes ? `string is ${bytes} bytes; at most ${limits.maxStringBytes} bytes are allowed` : undefined;
+  }
+  if (Array.isArray(value)) {
+    return value.length > limits.maxArrayLength
+      ? `has ${value.length} elements; at most ${limits.maxArrayLength} are allowed (bind larger data as a dataframe)`
+      : undefined;
+  }
+  if (value === null || typeof value === 'boolean' || isPlainObject(value)) return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : 'must be a finite number';
+  return 'must be a JSON value';
 }
 
 /**
@@ -131,6 +215,9 @@ export const ExecuteEventSchema = z.strictObject({
   timeoutSeconds: z.number().int().min(1),
   variables: z.array(VariableSchema).default([]),
   dataframes: z.array(ResolvedDataframeSchema).default([]),
+  /** Absent: the deployment's plot defaults; the execute function applies them (it trusts no caller). */
+  plots: PlotsRequestSchema.optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
 });
@@ -142,10 +229,71 @@ export const executeEventSchema = limitedByRules((limits) =>
   ExecuteEventSchema.extend({
     variables: limitedVariablesSchema(limits).default([]),
     dataframes: limitedDataframesSchema(ResolvedDataframeSchema, limits).default([]),
+    context: limitedContextSchema(limits).optional(),
   }).superRefine(refineDistinctNames),
 );
 
 export const ExecuteStatusSchema = z.enum(['ok', 'error', 'rejected']);
+
+const count = z.number().int().min(0);
+const position = { line: z.number().int().min(1).optional(), column: z.number().int().min(1).optional() };
+
+/** One page the script drew, in drawing order. `data` is base64. */
+export const PlotSchema = z.strictObject({
+  mimeType: z.enum(['image/png', 'image/svg+xml']),
+  width: count,
+  height: count,
+  bytes: count,
+  data: z.string(),
+});
+export type Plot = z.infer<typeof PlotSchema>;
+
+/**
+ * One entry of the script's out/ directory. Returned: `sha256` and `data` (base64). Not returned:
+ * `truncated` (it did not fit the count or byte caps) or `skipped` (not a regular file; a link is
+ * never followed).
+ */
+export const OutputFileSchema = z.strictObject({
+  name: z.string(),
+  mimeType: z.string(),
+  bytes: count.optional(),
+  sha256: z.string().optional(),
+  data: z.string().optional(),
+  truncated: z.literal(true).optional(),
+  skipped: z.enum(['symlink', 'directory', 'not-a-regular-file', 'unreadable']).optional(),
+});
+export type OutputFile = z.infer<typeof OutputFileSchema>;
+
+/** A call on the script's stack when it failed; line and column where the script makes that call. */
+export const TracebackFrameSchema = z.strictObject({ call: z.string(), ...position });
+
+/** The condition that ended the script, for an agent to act on. */
+export const ErrorDetailsSchema = z.strictObject({
+  /** R's condition class, most specific first (e.g. ["rlang_error", "error", "condition"]). */
+  class: z.array(z.string()),
+  message: z.string(),
+  /** The call that signalled it, deparsed and capped; null at the top level or when R gives none. */
+  call: z.string().nullable(),
+  /** Where the top-level expression that was running starts in the submitted script. */
+  ...position,
+  /** The script's own frames, outermost first (package internals left out), capped. */
+  traceback: z.array(TracebackFrameSchema),
+});
+export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
+
+export const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
+export type WarningDetail = z.infer<typeof WarningDetailSchema>;
+
+/** The last top-level expression's value: JSON where R's value maps onto it, else its printed form. */
+export const ValueSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('json'), class: z.array(z.string()), json: z.unknown() }),
+  z.strictObject({ kind: z.literal('printed'), class: z.array(z.string()), printed: z.string(), truncated: z.boolean().optional() }),
+]);
+export type Value = z.infer<typeof ValueSchema>;
+
+/** `execution`: the script's own failure, timeouts included (fix the code); `interpreter`: the service's. */
+export const ErrorTypeSchema = z.enum(['execution', 'interpreter']);
+export type ErrorType = z.infer<typeof ErrorTypeSchema>;
 
 export const ExecuteResponseSchema = z.strictObject({
   status: ExecuteStatusSchema,
@@ -160,5 +308,21 @@ export const ExecuteResponseSchema = z.strictObject({
   resultWarning: z.string().optional(),
   truncated: z.boolean().optional(),
   validation: ValidationResultSchema.optional(),
+  /** Set whenever status is not ok; `retryable` is true exactly for `execution` (dsprrr's rule). */
+  errorType: ErrorTypeSchema.optional(),
+  retryable: z.boolean().optional(),
+  errorDetails: ErrorDetailsSchema.optional(),
+  warningDetails: z.array(WarningDetailSchema).optional(),
+  messages: z.array(z.string()).optional(),
+  value: ValueSchema.optional(),
+  plots: z.array(PlotSchema).optional(),
+  /** Pages drawn but not returned (over the count or byte cap). */
+  plotsOmitted: count.optional(),
+  files: z.array(OutputFileSchema).optional(),
+  /** Everything R wrote to stdout, and how much of it the middle cut left out of consoleOutput. */
+  consoleOutputBytes: count.optional(),
+  consoleOutputOmittedBytes: count.optional(),
+  /** What was cut or left out, and why, in words (a plot cap, a file cap, a value too large). */
+  notes: z.array(z.string()).optional(),
 });
 export type ExecuteResponse = z.infer<typeof ExecuteResponseSchema>;

@@ -14,6 +14,20 @@ cap_string <- function(x, max_bytes) {
   substr(x, 1L, max_bytes + 1L)
 }
 
+# At most max_bytes bytes of x, cut at a character boundary, "..." marking a cut.
+truncate_bytes <- function(x, max_bytes) {
+  if (!is.character(x) || length(x) != 1L || is.na(x)) return("")
+  if (nchar(x, type = "bytes") <= max_bytes) return(x)
+  keep <- max(0L, max_bytes - 3L)
+  chars <- keep
+  repeat {
+    cut <- substr(x, 1L, chars)
+    over <- nchar(cut, type = "bytes") - keep
+    if (over <= 0L) return(paste0(cut, "..."))
+    chars <- chars - max(1L, over %/% 4L)
+  }
+}
+
 envelope_header <- function(nonce, r_version) list(nonce = nonce, rVersion = r_version)
 
 # A script R's re-validation refused: it never ran.
@@ -21,9 +35,10 @@ rejection_fields <- function(errors) {
   list(status = "rejected", error = NULL, warnings = list(), timedOut = FALSE, validation = errors)
 }
 
-# `fields` is a named list, written in order after the header; a NULL field is JSON null.
+# `fields` is a named list, written in order after the header; a NULL field is JSON null, and a
+# string of class "json" (the script's value, already converted) is written as it is.
 write_envelope <- function(path, header, fields) {
-  text <- to_json(c(header, fields), auto_unbox = TRUE, null = "null", na = "null", digits = NA)
+  text <- to_json(c(header, fields), auto_unbox = TRUE, null = "null", na = "null", digits = NA, json_verbatim = TRUE)
   tmp <- paste0(path, ".tmp")
   write_text(text, tmp, useBytes = TRUE)
   file.rename(tmp, path)

@@ -1,6 +1,7 @@
 # Evaluation (DESIGN.md section 3, layer 6): the script's top-level expressions one by one in a
 # fresh environment under the mask, under setTimeLimit, autoprinting as the console does, with
-# warnings collected (capped) and the first error ending the script. Returns the envelope fields.
+# warnings and messages collected (conditions.R), plots captured (plots.R), the first error ending
+# the script, and the last value converted (value.R). Returns the envelope fields.
 
 # Captured when the runner loads: harden_runtime() replaces base's setTimeLimit with a stub, and
 # the script may shadow the others in its own environment.
@@ -12,27 +13,6 @@ set_time_limit <- base::setTimeLimit
 expression_position <- function(exprs, i) {
   ref <- attr(exprs, "srcref")[[i]]
   list(line = ref[[1L]], column = ref[[5L]])
-}
-
-# Warnings in order while both the count and the byte caps allow; the rest are only counted.
-new_warning_log <- function(caps) {
-  kept <- character()
-  dropped <- 0L
-  bytes <- 0
-  list(
-    record = function(w) {
-      text <- cap_string(paste(subset2(w, "message"), collapse = "\n"), caps$warningBytes)
-      size <- nchar(text, type = "bytes")
-      if (length(kept) < caps$warnings && bytes + size <= caps$warningBytes) {
-        kept[[length(kept) + 1L]] <<- text
-        bytes <<- bytes + size
-      } else {
-        dropped <<- dropped + 1L
-      }
-      invokeRestart("muffleWarning")
-    },
-    fields = function() list(warnings = as.list(kept), warningsDropped = dropped)
-  )
 }
 
 format_error <- function(e, max_bytes) {
@@ -49,16 +29,19 @@ format_error <- function(e, max_bytes) {
 }
 
 # The outcome of an error that ended the script: the R time limit, or the script's own error.
-error_outcome <- function(e, started, timeout, caps) {
+# `in_script`: the error came from the script's expressions, not from the runner's set-up before
+# them (binding the inputs, arming the sandbox), which is the service's failure ("interpreter").
+error_outcome <- function(e, started, timeout, caps, in_script) {
   msg <- subset2(e, "message")
   # A script can stop("reached elapsed time limit") itself; only a limit that was reached counts.
   used <- proc.time() - started
   reached <- max(used[["elapsed"]], used[["user.self"]] + used[["sys.self"]]) >= timeout * 0.9
   if (reached && is.character(msg) && length(msg) == 1L && grepl("^reached (elapsed|CPU) time limit", msg)) {
     message <- sprintf("script exceeded its %d s limit (R time limit)", as.integer(timeout))
-    return(list(status = "error", error = message, timedOut = TRUE))
+    return(list(status = "error", error = message, timedOut = TRUE, errorType = "execution"))
   }
-  list(status = "error", error = format_error(e, caps$errorBytes), timedOut = FALSE)
+  error_type <- if (in_script) "execution" else "interpreter"
+  list(status = "error", error = format_error(e, caps$errorBytes), timedOut = FALSE, errorType = error_type)
 }
 
 # input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
@@ -70,7 +53,15 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   escaped <- isTRUE(input$testEscaped)
   script_env <- new.env(parent = if (escaped) globalenv() else make_mask(policy))
   sandbox <- "not armed"
-  warnings <- new_warning_log(caps)
+  plot_capture <- "off"
+  # The top-level expression running; 0 while the runner sets up.
+  current <- 0L
+  here <- function() if (current > 0L) expression_position(exprs, current) else list()
+  conditions <- new_condition_logs(caps, here)
+  details <- NULL
+  last <- NULL
+  notes <- character()
+  add_note <- function(note) notes[[length(notes) + 1L]] <<- note
   outcome <- list(status = "ok", error = NULL, timedOut = FALSE)
   started <- proc.time()
   # Messages join stdout, so console text and messages keep their order.
@@ -86,8 +77,10 @@ evaluate_script <- function(exprs, policy, input, workdir) {
         enable_jit(3L)
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
+        plot_capture <- open_plot_capture(input$plots, workdir)
         sandbox <- arm_sandbox()
         for (i in seq_along(exprs)) {
+          current <- i
           expr <- exprs[[i]]
           # format_error() recognises this exact call as "the script's top level".
           shown <- withVisible(eval(expr, script_env))
@@ -96,17 +89,36 @@ evaluate_script <- function(exprs, policy, input, workdir) {
             assign(".jube_value", shown$value, envir = print_env)
             eval(quote(print(.jube_value)), print_env)
           }
+          last <- shown
+          # Output reaches the handler as it happens, so a run the backstop kills keeps it.
+          flush(stdout())
         }
         set_time_limit()
       },
-      warning = warnings$record
+      warning = conditions$warning,
+      message = conditions$message,
+      # Here the stack is still there to read; a fault in reading it must not replace the error.
+      error = function(e) {
+        details <<- tryCatch(error_details(e, sys.calls(), exprs, current, caps), error = function(x) NULL)
+      }
     ),
     error = function(e) {
       set_time_limit()
-      outcome <<- error_outcome(e, started, timeout, caps)
+      outcome <<- error_outcome(e, started, timeout, caps, current > 0L)
     }
   )
   set_time_limit()
+  close_plot_capture()
+  if (startsWith(plot_capture, "failed")) {
+    add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
+  }
+  value <- if (identical(outcome$status, "ok")) value_field(last, caps, timeout - elapsed_since(started), add_note)
   flush(stdout())
-  c(outcome, warnings$fields(), list(sandbox = sandbox))
+  c(
+    outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
+    if (!is.null(value)) list(value = value),
+    list(notes = as.list(notes), plotCapture = plot_capture, sandbox = sandbox)
+  )
 }
+
+elapsed_since <- function(started) (proc.time() - started)[["elapsed"]]

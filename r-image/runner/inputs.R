@@ -1,5 +1,7 @@
 # The call's inputs, bound as data in the script's environment (never pasted into R source):
-# variables from input.json, dataframes from the CSV files the handler staged in the workdir.
+# variables from input.json, dataframes from the CSV files the handler staged in the workdir, and
+# the request's context (JSON text in input.json) as `.context`, read as jsonlite reads JSON for
+# an R user: arrays of scalars become vectors, arrays of records data frames, objects named lists.
 
 # JSON arrays become vectors, numbers doubles, `[]` logical(0).
 as_r_value <- function(value) {
@@ -13,6 +15,9 @@ as_r_value <- function(value) {
 
 bind_inputs <- function(env, input, workdir) {
   for (variable in input$variables) assign(variable$name, as_r_value(variable$value), envir = env)
+  if (!is.null(input$contextJson)) {
+    assign(".context", from_json(input$contextJson, simplifyVector = TRUE), envir = env)
+  }
   if (length(input$dataframes) > 0L) {
     read_table <- if (requireNamespace("data.table", quietly = TRUE)) {
       fread <- get("fread", envir = asNamespace("data.table"))

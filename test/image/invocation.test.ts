@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { darkPixels, decoded } from '../runner/plot-pixels.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
 const FUNCTION_TIMEOUT_MS = 60_000;
@@ -116,5 +117,46 @@ describe('an invocation through the image entrypoint', () => {
     expect(response).toMatchObject({ status: 'error', timedOut: true });
     expect(next.status).toBe('ok');
     expect(next.consoleOutput).toContain('2');
+  });
+});
+
+describe('what a run returns, inside the image (issue 13)', () => {
+  const small = { width: 400, height: 300, dpi: 96 };
+
+  it('a ggplot and a base plot come back as PNGs of the requested size with their titles rendered (the image\'s fonts)', async () => {
+    const [gg, ggPlain, base, basePlain] = await Promise.all([
+      responseOf({ script: 'library(ggplot2)\nggplot(mtcars, aes(wt, mpg)) + geom_point() + ggtitle("Weight and mileage")', timeoutSeconds: 30, plots: small }),
+      responseOf({ script: 'library(ggplot2)\nggplot(mtcars, aes(wt, mpg)) + geom_point()', timeoutSeconds: 30, plots: small }),
+      responseOf({ script: 'plot(1:10, main = "Sales by month")', timeoutSeconds: 30, plots: small }),
+      responseOf({ script: 'plot(1:10)', timeoutSeconds: 30, plots: small }),
+    ]);
+    for (const response of [gg, ggPlain, base, basePlain]) {
+      expect(response.status).toBe('ok');
+      expect(response.plots).toHaveLength(1);
+      const png = decoded(response.plots?.[0]);
+      expect([png.width, png.height]).toEqual([400, 300]);
+      expect(darkPixels(png, 0.12, 1)).toBeGreaterThan(300);
+    }
+    expect(darkPixels(decoded(gg.plots?.[0]), 0, 0.07)).toBeGreaterThan(4 * darkPixels(decoded(ggPlain.plots?.[0]), 0, 0.07) + 40);
+    expect(darkPixels(decoded(base.plots?.[0]), 0, 0.12)).toBeGreaterThan(40);
+    expect(darkPixels(decoded(basePlain.plots?.[0]), 0, 0.12)).toBe(0);
+  });
+
+  it('three pages give three plots; plots: false gives none', async () => {
+    const script = 'plot(1:3)\nhist(c(1, 2, 2, 3))\ngrid::grid.newpage()\ngrid::grid.text("third page")';
+    expect((await responseOf({ script, timeoutSeconds: 30, plots: small })).plots).toHaveLength(3);
+    expect((await responseOf({ script, timeoutSeconds: 30, plots: false })).plots).toEqual([]);
+  });
+
+  it('returns out/ files, and for an error in the fifth expression its call and line', async () => {
+    const response = await responseOf({
+      script: 'writeLines("a,b", "out/t.csv")\nx <- 1\ny <- 2\nf <- function(v) log(v)\nz <- f("a")',
+      timeoutSeconds: 30,
+    });
+    expect(response).toMatchObject({
+      status: 'error', errorType: 'execution',
+      errorDetails: { call: 'log(v)', line: 5, column: 1, traceback: [{ call: 'f("a")', line: 5, column: 1 }] },
+    });
+    expect(response.files?.map((file) => [file.name, Buffer.from(file.data ?? '', 'base64').toString()])).toEqual([['t.csv', 'a,b\n']]);
   });
 });

@@ -46,6 +46,7 @@ describe('the local stack', () => {
     const health = HealthResponseSchema.parse(answer.json);
     expect(health.rules).toEqual(loadRules());
     expect(health.limits).toMatchObject({ maxRequestBodyBytes: MAX_BODY, scriptTimeoutSecondsMax: 6, maxInflightExecute: 2 });
+    expect(health.limits).toMatchObject({ maxPlots: 10, maxPlotsBytes: 1024 * 1024, plotWidthDefault: 768, maxPlotPixels: 2048, maxFiles: 10, maxValueBytes: 256 * 1024 });
     expect(health.sandbox.source).toBe('detected');
     expect(health.sandbox.layers).toContain('fresh-rscript-per-call');
   });
@@ -103,6 +104,12 @@ describe('ingress errors over HTTP', () => {
     expect(nulled.json['message']).toContain('omit');
   });
 
+  it('refuses a plot size out of bounds with 400 at the field, naming the bound', async () => {
+    const answer = await postJson(`${stack.url}/execute`, { script: 'plot(1)', plots: { width: 5000 } });
+    expect(answer.status).toBe(400);
+    expect(ErrorBodySchema.parse(answer.json)).toMatchObject({ code: 'INVALID_REQUEST', issues: [{ path: 'plots.width', message: 'width must be at most 2048 pixels' }] });
+  });
+
   it('says which method a path accepts', async () => {
     expect((await request(`${stack.url}/health`, { method: 'POST' })).headers.get('allow')).toBe('GET');
   });
@@ -118,10 +125,22 @@ describe('POST /execute with real R', () => {
     expect(response.consoleOutput).toContain('total is 60');
   });
 
+  it('returns a plot, a file from out/, the last value and the context bound as .context', async () => {
+    const script = 'plot(.context$xs, main = "over HTTP")\nwrite.csv(data.frame(x = .context$xs), "out/xs.csv", row.names = FALSE)\nsum(.context$xs)';
+    const answer = await postJson(`${stack.url}/execute`, { script, context: { xs: [1, 2, 3] }, plots: { width: 320, height: 240 } });
+    expect(answer.status).toBe(200);
+    const response = ExecuteResponseSchema.parse(answer.json);
+    expect(response).toMatchObject({ status: 'ok', value: { kind: 'json', json: 6 }, plots: [{ mimeType: 'image/png', width: 320, height: 240 }] });
+    expect(Buffer.from(response.plots![0]!.data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(response.files?.map((file) => [file.name, Buffer.from(file.data ?? '', 'base64').toString()])).toEqual([['xs.csv', '"x"\n1\n2\n3\n']]);
+  });
+
   it("reports the script's own failure as a 200 with status error", async () => {
     const answer = await postJson(`${stack.url}/execute`, { script: 'stop("no such column")' });
     expect(answer.status).toBe(200);
-    expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: false });
+    expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({
+      status: 'error', timedOut: false, errorType: 'execution', retryable: true, errorDetails: { message: 'no such column', line: 1, column: 1 },
+    });
     expect(answer.json['error']).toContain('no such column');
   });
 

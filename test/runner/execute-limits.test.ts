@@ -12,7 +12,18 @@ describe('execute handler: timeouts', () => {
       timedOut: true,
       consoleOutput: 'start\n',
       error: 'script exceeded its 1 s limit (R time limit)',
+      errorType: 'execution',
+      retryable: true,
+      errorDetails: { line: 2, column: 1 },
     });
+  });
+
+  it('a run the backstop kills keeps the console and the plots from before it', async () => {
+    const response = await h.run('cat("start\\n")\nplot(1:3)\nplot.new()\nSys.sleep(30)', { timeoutSeconds: 1 });
+    expect(response).toMatchObject({ status: 'error', timedOut: true, consoleOutput: 'start\n', errorType: 'execution' });
+    expect(response.error).toMatch(/killed by the runtime backstop/);
+    // The first page was written when the second began; the second was never finished.
+    expect(response.plots).toHaveLength(1);
   });
 
   it.each([
@@ -57,17 +68,33 @@ describe('execute handler: output caps', () => {
     const rssGrowth = process.memoryUsage().rss - rssBefore;
     expect(response.status).toBe('ok');
     expect(response.truncated).toBe(true);
-    expect(Buffer.byteLength(response.consoleOutput)).toBe(64 * 1024);
-    // Markers past the console cap are still found: the stream is scanned, not the kept head.
+    // The head and the tail, 32 KiB each, with the count of what was left out between them.
+    const total = 110_000 * 1024 + '<<<JUBE_RESULT_START>>>{"after": true}<<<JUBE_RESULT_END>>>'.length;
+    expect(response).toMatchObject({ consoleOutputBytes: total, consoleOutputOmittedBytes: total - 64 * 1024 });
+    expect(response.consoleOutput).toContain(`\n[... ${total - 64 * 1024} bytes of console output omitted ...]\n`);
+    const [head, tail] = response.consoleOutput.split(/\n\[\.\.\. \d+ bytes of console output omitted \.\.\.\]\n/);
+    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(64 * 1024);
+    expect(head!.startsWith('x'.repeat(1023))).toBe(true);
+    expect(tail!.endsWith('<<<JUBE_RESULT_END>>>')).toBe(true);
+    // Markers in the cut middle are still found: the stream is scanned, not only what is kept.
     expect(response.result).toEqual({ after: true });
     expect(rssGrowth).toBeLessThan(50 * 1024 * 1024);
   });
 
-  it('cuts the console at a character boundary', async () => {
+  it('cuts the console at character boundaries, head and tail', async () => {
     const capped = harness({ env: { JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: '1025' } });
     const response = await capped.run('cat(strrep("é", 2000))');
     expect(response.truncated).toBe(true);
-    expect(response.consoleOutput).toBe('é'.repeat(512));
+    // A 512-byte head and a 513-byte tail whose first byte, half a character, is dropped.
+    expect(response.consoleOutput).toBe(`${'é'.repeat(256)}\n[... 2976 bytes of console output omitted ...]\n${'é'.repeat(256)}`);
+    expect(response).toMatchObject({ consoleOutputBytes: 4000, consoleOutputOmittedBytes: 2976 });
+  });
+
+  it('keeps a console of exactly the cap whole', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: '1024' } });
+    const response = await capped.run('cat(strrep("a", 1024))');
+    expect(response).toMatchObject({ consoleOutput: 'a'.repeat(1024), consoleOutputBytes: 1024, consoleOutputOmittedBytes: 0 });
+    expect(response.truncated).toBeUndefined();
   });
 
   it('caps a long error message', async () => {

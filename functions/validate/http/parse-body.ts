@@ -21,9 +21,22 @@ function describe(issue: z.core.$ZodIssue): string {
     const wanted = TYPE_NAMES[issue.expected] ?? issue.expected;
     if (issue.input === undefined) return `is required (${wanted})`;
     if (issue.input === null) return `must be ${wanted}, not null (omit an optional field instead of sending null)`;
+    // A fraction where a whole number belongs: the schema's own words say which (`plots.width`).
+    if (issue.expected === 'int' && typeof issue.input === 'number') return issue.message;
     return `must be ${wanted}, got ${Array.isArray(issue.input) ? 'an array' : typeof issue.input}`;
   }
   return issue.message;
+}
+
+/**
+ * A union (`plots`: a boolean or an options object) fails as a whole; when every branch but one
+ * failed only on the value's type, the caller meant that one, so its own issues are the answer.
+ */
+function meant(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
+  const branches = issue.errors.filter((branch) => !(branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0));
+  if (branches.length !== 1) return [issue];
+  return branches[0]!.flatMap((inner) => meant({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
@@ -34,7 +47,7 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   if (parsed.success) return parsed.data;
   const unknown: FieldIssue[] = [];
   const invalid: FieldIssue[] = [];
-  for (const issue of parsed.error.issues) {
+  for (const issue of parsed.error.issues.flatMap(meant)) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) unknown.push({ path: formatPath([...issue.path, key]), message: 'unknown field' });
     } else {

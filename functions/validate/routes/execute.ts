@@ -39,6 +39,9 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       warnings: [],
       durationMs: Math.max(0, deps.now() - started),
       timedOut: false,
+      // The script's own problem, fixable by its author: dsprrr's "execution".
+      errorType: 'execution',
+      retryable: true,
       rVersion: deps.manifest().rVersion,
       timestamp: new Date(deps.now()).toISOString(),
       validation,
@@ -56,6 +59,8 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       timeoutSeconds: clampTimeoutSeconds(request.timeoutSeconds, deps.config),
       variables: request.variables ?? [],
       dataframes: [...dataframes],
+      ...(request.plots === undefined ? {} : { plots: request.plots }),
+      ...(request.context === undefined ? {} : { context: request.context }),
       requestId: call.requestId,
     },
     call.tenant,

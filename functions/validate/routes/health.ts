@@ -1,5 +1,6 @@
 /** GET /health: liveness plus the live rules, limits and sandbox layers of this deployment. */
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import { CONTEXT_MAX_DEPTH, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
 import type { HealthResponse, Limits } from '../../../layers/contract/api.ts';
@@ -16,6 +17,23 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
     maxWarnings: config.caps.warnings,
     maxWarningBytes: config.caps.warningBytes,
     maxResultBytes: config.caps.resultBytes,
+    maxMessages: config.caps.messages,
+    maxMessageBytes: config.caps.messageBytes,
+    maxValueBytes: config.caps.valueBytes,
+    maxCallBytes: config.caps.callBytes,
+    maxTracebackFrames: config.caps.tracebackFrames,
+    maxPlots: config.plots.maxCount,
+    maxPlotsBytes: config.plots.maxBytes,
+    plotWidthDefault: config.plots.width,
+    plotHeightDefault: config.plots.height,
+    plotDpiDefault: config.plots.dpi,
+    minPlotPixels: PLOT_LIMITS.minPixels,
+    maxPlotPixels: PLOT_LIMITS.maxPixels,
+    minPlotDpi: PLOT_LIMITS.minDpi,
+    maxPlotDpi: PLOT_LIMITS.maxDpi,
+    maxFiles: config.files.maxCount,
+    maxFilesBytes: config.files.maxBytes,
+    maxContextDepth: CONTEXT_MAX_DEPTH,
     maxVariables: rules.variables.maxCount,
     maxVariableArrayLength: rules.variables.maxArrayLength,
     maxVariableStringBytes: rules.variables.maxStringBytes,

@@ -22,3 +22,17 @@ case("bind_inputs binds variables and dataframes by name", {
   expect_identical(env$tags, c("p", "q"))
   expect_identical(env$sales, data.frame(a = c(1L, 2L), b = c("x", "y")))
 })
+case("the context is bound as .context, read as jsonlite reads JSON for an R user", {
+  json <- '{"n": 3, "tags": ["p", "q"], "rows": [{"x": 1, "y": "a"}, {"x": 2, "y": "b"}], "opts": {"k": true}}'
+  env <- new.env()
+  runner$bind_inputs(env, list(variables = list(), dataframes = list(), contextJson = json), tempdir())
+  expect_identical(env$.context$n, 3L)
+  expect_identical(env$.context$tags, c("p", "q"))
+  expect_identical(env$.context$rows, data.frame(x = c(1L, 2L), y = c("a", "b")))
+  expect_identical(env$.context$opts, list(k = TRUE))
+})
+case("no context, no .context", {
+  env <- new.env()
+  runner$bind_inputs(env, list(variables = list(), dataframes = list()), tempdir())
+  expect_identical(exists(".context", envir = env, inherits = FALSE), FALSE)
+})

@@ -190,6 +190,15 @@ describe('ingress', () => {
     [{ script: '1', dataframes: Array.from({ length: 11 }, (_, i) => ({ name: `d${i}`, dataPointer: 'p' })) }, 'dataframes', 'at most 10'],
     [{ script: '1', variables: [{ name: 'a', value: Array(10_001).fill(1) }] }, 'variables[0].value', 'at most 10000'],
     [{ script: '1', variables: [{ name: 'x', value: 1 }], dataframes: [{ name: 'x', dataPointer: 'p' }] }, 'dataframes[0].name', 'distinct'],
+    [{ script: '1', plots: { width: 2049 } }, 'plots.width', 'at most 2048 pixels'],
+    [{ script: '1', plots: { height: 63 } }, 'plots.height', 'at least 64 pixels'],
+    [{ script: '1', plots: { width: 500.5 } }, 'plots.width', 'whole number'],
+    [{ script: '1', plots: { dpi: 301 } }, 'plots.dpi', 'at most 300'],
+    [{ script: '1', context: { big: 'x'.repeat(256 * 1024 + 1) } }, 'context.big', 'at most 262144 bytes'],
+    [{ script: '1', context: { xs: Array(10_001).fill(0) } }, 'context.xs', 'at most 10000'],
+    [{ script: '1', context: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, 'context', 'at most 50'],
+    [{ script: '1', context: { deep: JSON.parse('['.repeat(21) + ']'.repeat(21)) } }, 'context.deep[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]', 'deeper than 20'],
+    [{ script: '1', context: {}, variables: [{ name: '.context', value: 1 }] }, 'variables[0].name', "the request's context"],
   ])('explains a wrong value at its path (%#)', async (request, path, words) => {
     const { result, body } = await call(makeApi(), jsonPost('/execute', request));
     expect(result.statusCode).toBe(400);
@@ -212,6 +221,19 @@ describe('/execute', () => {
     expect(input.InvocationType).toBe('RequestResponse');
     expect(input.TenantId).toBeUndefined();
     expect(sentEvent()).toEqual({ script: '1 + 1', timeoutSeconds: 10, variables: [{ name: 'n', value: 3 }], dataframes: [], requestId: 'req-test-1' });
+  });
+
+  it('passes plots and context on to the execute function as sent', async () => {
+    const context = { threshold: 2, rows: [{ x: 1 }], nothing: null };
+    await call(makeApi(), jsonPost('/execute', { script: '1', plots: { width: 400, format: 'svg' }, context }));
+    expect(sentEvent()).toMatchObject({ plots: { width: 400, format: 'svg' }, context });
+    await call(makeApi(), jsonPost('/execute', { script: '1', plots: false }));
+    expect(sentEvent(1)['plots']).toBe(false);
+  });
+
+  it('accepts plot options exactly at their bounds', async () => {
+    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', plots: { width: 2048, height: 64, dpi: 36 } }));
+    expect(result.statusCode).toBe(200);
   });
 
   it.each([
@@ -250,7 +272,9 @@ describe('/execute', () => {
     const { result, body } = await call(makeApi(), jsonPost('/execute', { script: 'system("id")' }));
     expect(result.statusCode).toBe(200);
     const response = ExecuteResponseSchema.parse(body);
-    expect(response).toMatchObject({ status: 'rejected', consoleOutput: '', warnings: [], timedOut: false, rVersion: loadManifest().rVersion });
+    expect(response).toMatchObject({
+      status: 'rejected', consoleOutput: '', warnings: [], timedOut: false, errorType: 'execution', retryable: true, rVersion: loadManifest().rVersion,
+    });
     expect(response.error).toContain('FORBIDDEN_SYMBOL');
     expect(response.validation?.errors[0]?.symbol).toBe('system');
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);

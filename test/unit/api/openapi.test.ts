@@ -44,6 +44,7 @@ function shape(raw: unknown): unknown {
   if (node['const'] !== undefined) out['const'] = node['const'];
   if (node['maxItems'] !== undefined) out['maxItems'] = node['maxItems'];
   if (node['anyOf'] !== undefined) out['anyOf'] = (node['anyOf'] as unknown[]).map(shape);
+  if (node['oneOf'] !== undefined) out['oneOf'] = (node['oneOf'] as unknown[]).map(shape);
   if (node['items'] !== undefined) out['items'] = shape(node['items']);
   if (node['properties'] !== undefined) {
     out['properties'] = Object.fromEntries(Object.entries(node['properties'] as Json).map(([k, v]) => [k, shape(v)]));

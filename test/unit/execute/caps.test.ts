@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConsoleCapture, RESULT_END, RESULT_START, capText, capWarnings, trimIncompleteUtf8, utf8Prefix } from '../../../functions/execute/caps.ts';
+import {
+  ConsoleCapture, RESULT_END, RESULT_START, capText, capWarnings, omittedLine, trimIncompleteUtf8, trimLeadingContinuation, utf8Prefix,
+} from '../../../functions/execute/caps.ts';
 
 /** Feeds `text` in chunks of `size` bytes, the way a pipe delivers it. */
 function feed(capture: ConsoleCapture, text: string, size: number): ConsoleCapture {
@@ -35,13 +37,22 @@ describe('ConsoleCapture', () => {
     expect(feed(new ConsoleCapture(1024, 1024), text, 4).result()).toEqual({ kind: 'ok', value: 2 });
   });
 
-  it('keeps only the head of a long console, yet finds a result past it', () => {
-    const text = `${'x'.repeat(10_000)}${RESULT_START}true${RESULT_END}`;
+  it('keeps the head and the tail of a long console with the omitted count between, yet finds a result in the middle', () => {
+    const text = `${'h'.repeat(5_000)}${RESULT_START}true${RESULT_END}${'t'.repeat(5_000)}`;
     const capture = feed(new ConsoleCapture(100, 1024), text, 333);
-    expect(capture.consoleText()).toBe('x'.repeat(100));
+    const omitted = Buffer.byteLength(text) - 100;
+    expect(capture.consoleText()).toBe(`${'h'.repeat(50)}${omittedLine(omitted)}${'t'.repeat(50)}`);
     expect(capture.truncated).toBe(true);
     expect(capture.bytesSeen).toBe(Buffer.byteLength(text));
+    expect(capture.snapshot()).toMatchObject({ bytes: Buffer.byteLength(text), omittedBytes: omitted });
     expect(capture.result()).toEqual({ kind: 'ok', value: true });
+  });
+
+  it.each([1, 7, 64, 5000])('cuts nothing at exactly the cap, and one byte over cuts one byte (%i-byte chunks)', (size) => {
+    const exact = feed(new ConsoleCapture(100, 10), 'a'.repeat(60) + 'b'.repeat(40), size);
+    expect(exact.snapshot()).toMatchObject({ consoleOutput: 'a'.repeat(60) + 'b'.repeat(40), truncated: false, omittedBytes: 0 });
+    const over = feed(new ConsoleCapture(100, 10), 'a'.repeat(61) + 'b'.repeat(40), size);
+    expect(over.snapshot()).toMatchObject({ consoleOutput: `${'a'.repeat(50)}${omittedLine(1)}${'a'.repeat(10)}${'b'.repeat(40)}`, truncated: true, omittedBytes: 1 });
   });
 
   it('drops a result larger than its cap', () => {
@@ -49,9 +60,10 @@ describe('ConsoleCapture', () => {
     expect(result).toMatchObject({ kind: 'invalid', overflow: true });
   });
 
-  it('never splits a UTF-8 character at the cap', () => {
-    const capture = feed(new ConsoleCapture(5, 10), 'ééé', 1);
-    expect(capture.consoleText()).toBe('éé');
+  it('never splits a UTF-8 character at either cut, and counts the bytes of the cut ones as omitted', () => {
+    // 10 bytes: a head of 2 (one é) and a tail of 3 (its first byte a continuation, dropped).
+    const capture = feed(new ConsoleCapture(5, 10), 'ééééé', 1);
+    expect(capture.consoleText()).toBe(`é${omittedLine(6)}é`);
   });
 });
 
@@ -70,6 +82,7 @@ describe('caps', () => {
     expect(utf8Prefix(buf, 2).toString()).toBe('a');
     expect(trimIncompleteUtf8(buf.subarray(0, 3)).toString()).toBe('a');
     expect(trimIncompleteUtf8(buf.subarray(0, 4)).toString()).toBe('a€');
+    expect(trimLeadingContinuation(buf.subarray(2)).toString()).toBe('b');
   });
 
   it('caps warnings by count and by total bytes', () => {

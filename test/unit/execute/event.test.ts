@@ -6,6 +6,11 @@ const rules = loadRules();
 const event = (extra: Record<string, unknown> = {}) => ({ script: '1', timeoutSeconds: 5, ...extra });
 
 describe('the execute event', () => {
+  it('carries plot options and a context when they are given', () => {
+    const parsed = parseExecuteEvent(event({ plots: { width: 300, format: 'svg' }, context: { a: [1, 2], b: { c: null } } }), rules);
+    expect(parsed).toMatchObject({ plots: { width: 300, format: 'svg' }, context: { a: [1, 2], b: { c: null } } });
+  });
+
   it('accepts a minimal event and fills the defaults', () => {
     expect(parseExecuteEvent(event(), rules)).toEqual({ script: '1', timeoutSeconds: 5, variables: [], dataframes: [] });
   });
@@ -23,6 +28,11 @@ describe('the execute event', () => {
     { name: 'a name bound twice', input: event({ variables: [{ name: 'x', value: 1 }], dataframes: [{ name: 'x', source: { kind: 'file', path: '/a.csv' }, bytes: 1 }] }) },
     { name: 'too many dataframes', input: event({ dataframes: Array.from({ length: rules.dataframes.maxCount + 1 }, (_, i) => ({ name: `d${i}`, source: { kind: 'file', path: '/a.csv' }, bytes: 1 })) }) },
     { name: 'not an object', input: 'script' },
+    { name: 'a plot too wide', input: event({ plots: { width: 4096 } }) },
+    { name: 'an unknown plot format', input: event({ plots: { format: 'gif' } }) },
+    { name: 'an unknown plot option', input: event({ plots: { colour: 'red' } }) },
+    { name: 'a context string too long', input: event({ context: { s: 'x'.repeat(rules.variables.maxStringBytes + 1) } }) },
+    { name: 'a variable named .context beside a context', input: event({ context: {}, variables: [{ name: '.context', value: 1 }] }) },
   ])('refuses $name with a named error', ({ input }) => {
     expect(() => parseExecuteEvent(input, rules)).toThrow(InvalidExecuteEventError);
   });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CapturedOutput } from '../../../functions/execute/caps.ts';
 import type { RunnerEnvelope } from '../../../functions/execute/envelope.ts';
-import type { ExecuteOutcome } from '../../../functions/execute/outcome.ts';
+import type { Artifacts, ExecuteOutcome } from '../../../functions/execute/outcome.ts';
 import { executeResponse, rejectedResponse, type ResponseLimits } from '../../../functions/execute/response.ts';
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
@@ -13,9 +13,11 @@ const output = (extra: Partial<CapturedOutput> = {}): CapturedOutput => ({
   result: { kind: 'none' },
   ...extra,
 });
-const envelope = (extra: Partial<RunnerEnvelope> = {}): ExecuteOutcome => ({
+const noArtifacts: Artifacts = { plots: [], plotsOmitted: 0, files: [], notes: [], truncated: false };
+const envelope = (extra: Partial<RunnerEnvelope> = {}, artifacts: Artifacts = noArtifacts): ExecuteOutcome => ({
   kind: 'envelope',
   output: output(),
+  artifacts,
   envelope: { nonce: 'n', rVersion: '4.5.0', status: 'ok', error: null, warnings: [], timedOut: false, ...extra },
 });
 
@@ -27,6 +29,8 @@ describe('a run that wrote its envelope', () => {
     expect(response).toEqual({
       status: 'ok', consoleOutput: '[1] 2\n', error: null, warnings: [], timedOut: false,
       durationMs: 42, rVersion: '4.5.0', timestamp: base.timestamp,
+      warningDetails: [], messages: [], plots: [], plotsOmitted: 0, files: [], notes: [],
+      consoleOutputBytes: 6, consoleOutputOmittedBytes: 0,
     });
   });
 
@@ -50,7 +54,7 @@ describe('a run that wrote its envelope', () => {
     const errors = [{ code: 'PARSER_DISAGREEMENT' as const, message: 'differ', line: 1, column: 1 }];
     const response = executeResponse(envelope({ status: 'rejected', validation: errors }), limits, base);
     expect(response).toEqual({
-      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false,
+      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, errorType: 'execution', retryable: true,
       validation: { valid: false, errors, lint: [], durationMs: 0 },
       durationMs: 42, rVersion: '4.5.0', timestamp: base.timestamp,
     });
@@ -75,7 +79,7 @@ describe('the structured result', () => {
 
 describe('a run the backstop killed', () => {
   it("names the script's limit and the grace when that set the deadline", () => {
-    const response = executeResponse({ kind: 'killed', afterMs: 7012, byRemainingTime: false, output: output() }, limits, base);
+    const response = executeResponse({ kind: 'killed', afterMs: 7012, byRemainingTime: false, output: output(), artifacts: noArtifacts }, limits, base);
     expect(response).toMatchObject({
       status: 'error', timedOut: true, warnings: [], consoleOutput: '[1] 2\n',
       error: 'script exceeded its 5 s limit and was killed by the runtime backstop after 7 s',
@@ -83,7 +87,7 @@ describe('a run the backstop killed', () => {
   });
 
   it("names the invocation's remaining time when that ran out first", () => {
-    const response = executeResponse({ kind: 'killed', afterMs: 3260, byRemainingTime: true, output: output() }, limits, base);
+    const response = executeResponse({ kind: 'killed', afterMs: 3260, byRemainingTime: true, output: output(), artifacts: noArtifacts }, limits, base);
     expect(response.error).toBe("script was killed by the runtime backstop after 3.3 s: the invocation's remaining time ran out before its 5 s limit");
     expect(response.timedOut).toBe(true);
   });
@@ -92,7 +96,7 @@ describe('a run the backstop killed', () => {
 describe('a run without an envelope', () => {
   it("says how R ended, why the envelope did not count, and R's last words", () => {
     const outcome: ExecuteOutcome = {
-      kind: 'no-envelope', reason: 'no result file', exitCode: 3, signal: null, stderrTail: '1\n2\n3\n4\n5\n6\n', output: output(),
+      kind: 'no-envelope', reason: 'no result file', exitCode: 3, signal: null, stderrTail: '1\n2\n3\n4\n5\n6\n', output: output(), artifacts: noArtifacts,
     };
     expect(executeResponse(outcome, { ...limits, caps: { ...limits.caps, errorBytes: 1000 } }, base)).toMatchObject({
       status: 'error', timedOut: false, consoleOutput: '[1] 2\n',
@@ -101,7 +105,7 @@ describe('a run without an envelope', () => {
   });
 
   it('names the signal when there is one, and caps the message', () => {
-    const outcome: ExecuteOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output() };
+    const outcome: ExecuteOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output(), artifacts: noArtifacts };
     const response = executeResponse(outcome, limits, base);
     expect(response.error).toBe(`R exited without a result (signal SIGKILL; ${'r'.repeat(100)})`.slice(0, 64));
     expect(response.truncated).toBe(true);
@@ -111,14 +115,74 @@ describe('a run without an envelope', () => {
 describe('no run at all', () => {
   it('dataframes that could not be staged: an error saying the script was not run', () => {
     expect(executeResponse({ kind: 'not-staged', message: "dataframe 'd' could not be read" }, limits, base)).toEqual({
-      status: 'error', consoleOutput: '', error: "dataframe 'd' could not be read; the script was not run", warnings: [], timedOut: false, ...base,
+      status: 'error', consoleOutput: '', error: "dataframe 'd' could not be read; the script was not run", warnings: [], timedOut: false,
+      errorType: 'interpreter', retryable: false, ...base,
     });
   });
 
   it("the validator's rejection: the validation result, nothing else", () => {
     const validation = { valid: false, errors: [], lint: [], durationMs: 1 };
     expect(rejectedResponse(validation, base)).toEqual({
-      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, validation, ...base,
+      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, errorType: 'execution', retryable: true, validation, ...base,
     });
+  });
+});
+
+describe('who caused a failure: errorType and retryable (dsprrr)', () => {
+  it.each<[string, ExecuteOutcome, Record<string, unknown>]>([
+    ['the script\'s own error', envelope({ status: 'error', error: 'Error: x', errorType: 'execution' }), { errorType: 'execution', retryable: true }],
+    ['an error in the runner\'s set-up', envelope({ status: 'error', error: 'Error: no sandbox', errorType: 'interpreter' }), { errorType: 'interpreter', retryable: false }],
+    ['R\'s time limit', envelope({ status: 'error', error: 'script exceeded', timedOut: true, errorType: 'execution' }), { errorType: 'execution', retryable: true }],
+    ['the backstop kill', { kind: 'killed', afterMs: 7000, byRemainingTime: false, output: output(), artifacts: noArtifacts }, { errorType: 'execution', retryable: true }],
+    ['R gone without an envelope', { kind: 'no-envelope', reason: 'no result file', exitCode: null, signal: 'SIGSEGV', stderrTail: '', output: output(), artifacts: noArtifacts }, { errorType: 'interpreter', retryable: false }],
+  ])('%s', (_, outcome, expected) => {
+    expect(executeResponse(outcome, limits, base)).toMatchObject(expected);
+  });
+
+  it('a run that succeeded has neither', () => {
+    const response = executeResponse(envelope(), limits, base);
+    expect(response).not.toHaveProperty('errorType');
+    expect(response).not.toHaveProperty('retryable');
+  });
+});
+
+describe('what a run left: details, messages, value, plots, files, notes', () => {
+  const plot = { mimeType: 'image/png' as const, width: 10, height: 10, bytes: 3, data: 'AAAA' };
+  it('passes errorDetails, messages and the value through and keeps warningDetails in step with the capped warnings', () => {
+    const errorDetails = { class: ['simpleError', 'error', 'condition'], message: 'm', call: 'f(x)', line: 5, column: 1, traceback: [] };
+    const warningDetails = ['a', 'b', 'c'].map((message, i) => ({ message, call: null, line: i + 1, column: 1 }));
+    const response = executeResponse(envelope({
+      status: 'error', error: 'Error in f(x): m', errorType: 'execution', errorDetails,
+      warnings: ['a', 'b', 'c'], warningDetails, messages: ['hello'],
+    }), limits, base);
+    expect(response).toMatchObject({ errorDetails, messages: ['hello'], warnings: ['a', 'b'] });
+    expect(response.warningDetails).toEqual(warningDetails.slice(0, 2));
+    const value = { kind: 'json' as const, class: ['numeric'], json: 2 };
+    expect(executeResponse(envelope({ value }), limits, base).value).toEqual(value);
+  });
+
+  it('returns the plots and files, counts omitted plots and says so in the notes, truncated', () => {
+    const artifacts: Artifacts = { plots: [plot], plotsOmitted: 2, files: [], notes: ['2 of 3 drawn pages were not returned'], truncated: true };
+    const response = executeResponse(envelope({ notes: ['from R'] }, artifacts), limits, base);
+    expect(response).toMatchObject({ plots: [plot], plotsOmitted: 2, notes: ['from R', '2 of 3 drawn pages were not returned'], truncated: true });
+  });
+
+  it('keeps what was drawn before the backstop killed the run', () => {
+    const artifacts: Artifacts = { ...noArtifacts, plots: [plot] };
+    const response = executeResponse({ kind: 'killed', afterMs: 7000, byRemainingTime: false, output: output(), artifacts }, limits, base);
+    expect(response.plots).toEqual([plot]);
+  });
+
+  it('reports the console size and what its middle cut left out', () => {
+    const outcome: ExecuteOutcome = { ...envelope(), output: output({ truncated: true, bytes: 5000, omittedBytes: 4000 }) } as ExecuteOutcome;
+    expect(executeResponse(outcome, limits, base)).toMatchObject({ consoleOutputBytes: 5000, consoleOutputOmittedBytes: 4000, truncated: true });
+  });
+
+  it('says when messages beyond the cap stayed in the console only, and when a printed value was cut', () => {
+    const dropped = executeResponse(envelope({ messages: ['m'], messagesDropped: 4 }), limits, base);
+    expect(dropped.truncated).toBe(true);
+    expect(dropped.notes?.[0]).toMatch(/^4 more message\(s\) are only in consoleOutput/);
+    const cut = executeResponse(envelope({ value: { kind: 'printed', class: ['lm'], printed: 'Call...', truncated: true } }), limits, base);
+    expect(cut.truncated).toBe(true);
   });
 });

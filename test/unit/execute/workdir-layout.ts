@@ -7,6 +7,8 @@ export const layout: WorkdirLayout = {
   input: '/tmp/jube-r-x/input.json',
   envelope: '/tmp/jube-r-x/envelope.json',
   dataDir: '/tmp/jube-r-x/data',
+  outDir: '/tmp/jube-r-x/out',
+  plotDir: '/tmp/jube-r-x/.jube/plots',
   home: '/tmp/jube-r-x/home',
   tmp: '/tmp/jube-r-x/tmp',
   noLibrary: '/tmp/jube-r-x/no-user-library',

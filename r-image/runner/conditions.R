@@ -1,0 +1,107 @@
+# The conditions a script signals, as an agent needs them back (issue 13): warnings and messages in
+# order, each with its call and the script line it came from, within count and byte caps; and for
+# the error that ended the script its class, message, call, line and the script's own frames.
+
+# Captured when the runner loads: the script may shadow these names in its own environment.
+condition_message <- base::conditionMessage
+
+# R names the loop's own eval() as the call of a condition signalled at the script's top level.
+top_level_call <- quote(eval(expr, script_env))
+
+# A call as the caller reads it: deparsed on one line and capped; NULL at the top level or for none.
+call_text <- function(call, max_bytes) {
+  if (!is.call(call) || identical(call, top_level_call)) return(NULL)
+  truncate_bytes(paste(deparse(call, nlines = 1L, width.cutoff = 500L), collapse = ""), max_bytes)
+}
+
+# One log per kind of condition: kept in order while the count and byte caps allow, the rest counted.
+new_condition_log <- function(max_count, max_bytes) {
+  texts <- character()
+  details <- list()
+  dropped <- 0L
+  bytes <- 0
+  list(
+    record = function(text, detail) {
+      text <- cap_string(text, max_bytes)
+      size <- nchar(text, type = "bytes")
+      if (length(texts) < max_count && bytes + size <= max_bytes) {
+        texts[[length(texts) + 1L]] <<- text
+        details[[length(details) + 1L]] <<- c(list(message = text), detail)
+        bytes <<- bytes + size
+      } else {
+        dropped <<- dropped + 1L
+      }
+    },
+    texts = function() as.list(texts),
+    details = function() details,
+    dropped = function() dropped
+  )
+}
+
+# The warning and message handlers of the evaluation loop. `here()` is where the running top-level
+# expression starts (an empty list before the script's first expression). Warnings are muffled
+# (they are returned, not printed); messages go on to the console, where they keep their order.
+new_condition_logs <- function(caps, here) {
+  warnings <- new_condition_log(caps$warnings, caps$warningBytes)
+  messages <- new_condition_log(caps$messages, caps$messageBytes)
+  list(
+    warning = function(w) {
+      text <- paste(subset2(w, "message"), collapse = "\n")
+      warnings$record(text, c(list(call = call_text(subset2(w, "call"), caps$callBytes)), here()))
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      text <- tryCatch(condition_message(m), error = function(e) paste(subset2(m, "message"), collapse = ""))
+      messages$record(sub("\n$", "", paste(text, collapse = "")), list())
+    },
+    fields = function() {
+      list(
+        warnings = warnings$texts(), warningsDropped = warnings$dropped(), warningDetails = warnings$details(),
+        messages = messages$texts(), messagesDropped = messages$dropped()
+      )
+    }
+  )
+}
+
+# The error that ended the script, from inside the calling handler (the stack is still there).
+# `calls` is sys.calls() there; `exprs` and `current` say which top-level expression was running.
+error_details <- function(e, calls, exprs, current, caps) {
+  message <- tryCatch(condition_message(e), error = function(err) subset2(e, "message"))
+  message <- if (is.character(message) && length(message) >= 1L) paste(message, collapse = "\n") else ""
+  details <- list(
+    class = as.list(class(e)),
+    message = truncate_bytes(message, caps$errorBytes),
+    call = call_text(subset2(e, "call"), caps$callBytes)
+  )
+  top <- if (current > 0L) expression_position(exprs, current) else list()
+  c(details, top, list(traceback = script_frames(calls, attr(exprs, "srcfile"), top, caps)))
+}
+
+# The script's own frames, outermost first: the call the top-level expression made (at that
+# expression's position) and every deeper call written in the script (at its srcref); package
+# internals and the condition machinery are left out. At most caps$tracebackFrames: the outermost
+# and the innermost ones.
+script_frames <- function(calls, srcfile, top, caps) {
+  first <- Position(function(call) identical(call, top_level_call), calls)
+  if (is.na(first) || length(top) == 0L) return(list())
+  while (first < length(calls) && identical(calls[[first + 1L]], top_level_call)) first <- first + 1L
+  # The last frame is the handler asking; .handleSimpleError() relays an error R itself raised.
+  calls <- calls[seq_len(length(calls) - 1L)]
+  script <- if (first < length(calls)) calls[seq.int(first + 1L, length(calls))] else list()
+  script <- Filter(function(call) !identical(call[[1L]], quote(.handleSimpleError)), script)
+  frames <- list()
+  for (k in seq_along(script)) {
+    ref <- attr(script[[k]], "srcref")
+    position <- if (k == 1L) {
+      top
+    } else if (!is.null(ref) && identical(attr(ref, "srcfile"), srcfile)) {
+      list(line = ref[[1L]], column = ref[[5L]])
+    }
+    if (!is.null(position)) {
+      frames[[length(frames) + 1L]] <- c(list(call = call_text(script[[k]], caps$callBytes)), position)
+    }
+  }
+  keep <- caps$tracebackFrames
+  if (length(frames) <= keep) return(frames)
+  c(frames[1L], utils::tail(frames, keep - 1L))
+}

@@ -1,0 +1,62 @@
+# Plot capture: every page the script draws comes back to the caller. R opens a graphics device
+# when a script first draws; options(device) makes that device the runner's: ragg's PNG device
+# (it draws text with the system's fonts) or svglite, one file per page in WORKDIR/.jube/plots,
+# named dNNN-pNNNNN so the handler reads them back in drawing order. A script that closes it and
+# draws again gets a fresh one (the next dNNN). The script's own devices (png("x.png")) are its own.
+# The device's package is loaded here, before the sandbox is armed; its files are in the workdir,
+# the only place the script's process may write once it is.
+
+plot_devices <- list(
+  png = list(package = "ragg", fun = "agg_png", ext = "png"),
+  svg = list(package = "svglite", fun = "svglite", ext = "svg")
+)
+
+# Captured when the runner loads, before harden_runtime() rebinds grDevices' pdf.
+graphics_off <- grDevices::graphics.off
+# Made in base's environment: nothing of the runner is reachable from it.
+null_device <- local(function(...) grDevices::pdf(NULL), baseenv())
+
+plot_directory <- function(workdir) file.path(workdir, ".jube", "plots")
+
+# The function options(device) holds. Its environment holds only what it needs (parent: base), so
+# a script that reaches it through getOption("device") reaches nothing of the runner.
+plot_opener <- function(device, settings, dir, ext) {
+  opener <- function(...) {
+    opened <<- opened + 1L
+    file <- file.path(dir, sprintf("d%03d-p%%05d.%s", opened, ext))
+    if (ext == "png") {
+      device(file, width = width, height = height, units = "px", res = dpi, background = "white")
+    } else {
+      device(file, width = width / dpi, height = height / dpi, bg = "white")
+    }
+  }
+  state <- list(
+    device = device, dir = dir, ext = ext, opened = 0L,
+    width = as.numeric(settings$width), height = as.numeric(settings$height), dpi = as.numeric(settings$dpi)
+  )
+  environment(opener) <- list2env(state, parent = baseenv())
+  opener
+}
+
+# `settings` (input.json's plots): NULL for no capture, which leaves R's default device alone.
+# Returns "on", "off", or why capture could not start (the script still runs, with R's default).
+open_plot_capture <- function(settings, workdir) {
+  if (is.null(settings)) return("off")
+  tryCatch({
+    spec <- plot_devices[[settings$format]]
+    dir <- plot_directory(workdir)
+    dir.create(dir, recursive = TRUE, showWarnings = FALSE, mode = "0700")
+    device <- get(spec$fun, envir = asNamespace(spec$package))
+    options(device = plot_opener(device, settings, dir, spec$ext))
+    "on"
+  }, error = function(e) paste("failed:", conditionMessage(e)))
+}
+
+# After the script: every device closed, so each one writes its last page; anything drawn later
+# (a print method while the value is converted) goes to a device that keeps nothing.
+close_plot_capture <- function() {
+  # A device of the script's that fails to close must not cost the envelope.
+  tryCatch(graphics_off(), error = function(e) NULL)
+  options(device = null_device)
+  invisible(NULL)
+}

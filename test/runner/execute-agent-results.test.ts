@@ -1,0 +1,117 @@
+/**
+ * What an agent needs back from a run, with real R (issue 13): errors it can act on (class, call,
+ * line, traceback), warnings with their line, messages, the last value (dsprrr's `result`) and
+ * the request's context bound as `.context`.
+ */
+import { describe, expect, it } from 'vitest';
+import { harness } from './helpers.ts';
+
+const h = harness();
+
+describe('execute handler: errors an agent can act on', () => {
+  it('an error in the fifth expression: its class, message, call, line, column and the script\'s frames', async () => {
+    const script = [
+      'scale_by <- function(x, k) {',
+      '  x * k',
+      '}',
+      'values <- c(1, 2, 3)',
+      'total <- sum(scale_by(values, "two"))',
+      'cat("never\\n")',
+    ].join('\n');
+    const response = await h.run(script);
+    expect(response).toMatchObject({
+      status: 'error', errorType: 'execution', retryable: true,
+      error: 'Error in x * k: non-numeric argument to binary operator',
+      errorDetails: {
+        class: ['simpleError', 'error', 'condition'],
+        message: 'non-numeric argument to binary operator',
+        call: 'x * k',
+        line: 5,
+        column: 1,
+        traceback: [{ call: 'scale_by(values, "two")', line: 5, column: 1 }],
+      },
+    });
+  });
+
+  it('keeps the console output up to the failure', async () => {
+    const response = await h.run('cat("step 1\\n")\nprint(1:3)\nstop("step 3 failed")\ncat("step 4\\n")');
+    expect(response.consoleOutput).toBe('step 1\n[1] 1 2 3\n');
+    expect(response.errorDetails).toMatchObject({ message: 'step 3 failed', call: null, line: 3, column: 1 });
+  });
+
+  it('a tidyverse error keeps its class and its full, multi-line message', async () => {
+    const response = await h.run('library(dplyr)\ndf <- data.frame(x = 1:3)\ndf |> mutate(y = log(z))');
+    expect(response.errorDetails?.class).toEqual(expect.arrayContaining(['rlang_error', 'error', 'condition']));
+    expect(response.errorDetails?.message).toMatch(/object 'z' not found/);
+    expect(response.errorDetails).toMatchObject({ line: 3, column: 1 });
+  });
+
+  it('warnings carry their call and line, next to the plain list', async () => {
+    const response = await h.run('x <- 1\nf <- function(v) as.integer(v)\ny <- f("a")\nwarning("top level")');
+    expect(response.warnings).toEqual(['NAs introduced by coercion', 'top level']);
+    expect(response.warningDetails).toEqual([
+      { message: 'NAs introduced by coercion', call: 'f("a")', line: 3, column: 1 },
+      { message: 'top level', call: null, line: 4, column: 1 },
+    ]);
+  });
+});
+
+describe('execute handler: messages', () => {
+  it('collects message() conditions and keeps them in the console, in order', async () => {
+    const response = await h.run('cat("a\\n")\nmessage("loading ", 3, " rows")\ncat("b\\n")');
+    expect(response.messages).toEqual(['loading 3 rows']);
+    expect(response.consoleOutput).toBe('a\nloading 3 rows\nb\n');
+  });
+
+  it('beyond the count cap, messages stay in the console only, and a note says so', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_MESSAGES: '2' } });
+    const response = await capped.run('for (i in 1:3) message("m", i)');
+    expect(response.messages).toEqual(['m1', 'm2']);
+    expect(response.consoleOutput).toBe('m1\nm2\nm3\n');
+    expect(response.truncated).toBe(true);
+    expect(response.notes).toContain('1 more message(s) are only in consoleOutput (GET /health limits.maxMessages, limits.maxMessageBytes)');
+  });
+});
+
+describe('execute handler: the last value', () => {
+  it.each([
+    { script: '1 + 1', value: { kind: 'json', class: ['numeric'], json: 2 } },
+    { script: 'x <- c(mean = 2.5, sd = 1)', value: { kind: 'json', class: ['numeric'], json: { mean: 2.5, sd: 1 } } },
+    { script: 'data.frame(g = c("a", "b"), n = 1:2)', value: { kind: 'json', class: ['data.frame'], json: [{ g: 'a', n: 1 }, { g: 'b', n: 2 }] } },
+    { script: 'list(ok = TRUE, missing = NA)', value: { kind: 'json', class: ['list'], json: { ok: true, missing: null } } },
+    { script: 'invisible(NULL)', value: { kind: 'json', class: ['NULL'], json: null } },
+  ])('$script', async ({ script, value }) => {
+    expect((await h.run(script)).value).toEqual(value);
+  });
+
+  it('a model is not JSON: its printed form and class', async () => {
+    const response = await h.run('fit <- lm(dist ~ speed, data = cars)');
+    expect(response.value).toMatchObject({ kind: 'printed', class: ['lm'], truncated: false });
+    expect(response.value?.kind === 'printed' && response.value.printed).toMatch(/Coefficients:/);
+  });
+
+  it('a value over its cap falls back to a cut printed form, and the response says truncated', async () => {
+    const capped = harness({ env: { JUBE_R_MAX_VALUE_BYTES: '1024' } });
+    const response = await capped.run('seq_len(5000)');
+    expect(response.value).toMatchObject({ kind: 'printed', class: ['integer'], truncated: true });
+    expect(response.truncated).toBe(true);
+  });
+
+  it('sits alongside the marker-based result', async () => {
+    const response = await h.run('cat("<<<JUBE_RESULT_START>>>{\\"a\\":1}<<<JUBE_RESULT_END>>>")\n42');
+    expect(response).toMatchObject({ result: { a: 1 }, value: { kind: 'json', json: 42 } });
+  });
+});
+
+describe('execute handler: context', () => {
+  it('binds the request\'s context as .context, read as an R user expects', async () => {
+    const context = { threshold: 2, labels: ['a', 'b'], rows: [{ x: 1, y: 'p' }, { x: 3, y: 'q' }], nested: { deep: [true] } };
+    const response = await h.run('d <- .context$rows\nlist(n = sum(d$x > .context$threshold), labels = toupper(.context$labels), deep = .context$nested$deep)', { context });
+    expect(response.value).toEqual({ kind: 'json', class: ['list'], json: { n: 1, labels: ['A', 'B'], deep: true } });
+  });
+
+  it('without a context there is no .context', async () => {
+    const response = await h.run('exists(".context")');
+    expect(response.value).toMatchObject({ json: false });
+  });
+});

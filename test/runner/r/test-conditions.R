@@ -1,0 +1,74 @@
+# conditions.R: warnings and messages with their call and line, and the error's details and frames.
+runner <- load_runner()
+caps <- list(
+  errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L, callBytes = 40L,
+  tracebackFrames = 3L
+)
+
+# The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
+details_of <- function(text) {
+  exprs <- parse(text = text, keep.source = TRUE)
+  script_env <- new.env(parent = globalenv())
+  current <- 0L
+  details <- NULL
+  tryCatch(
+    withCallingHandlers(
+      for (i in seq_along(exprs)) {
+        current <- i
+        expr <- exprs[[i]]
+        eval(expr, script_env)
+      },
+      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps)
+    ),
+    error = function(e) NULL
+  )
+  details
+}
+
+case("a call is deparsed on one line and capped; the loop's own eval() is no call", {
+  expect_identical(runner$call_text(quote(f(x, y = 2)), 40L), "f(x, y = 2)")
+  expect_identical(runner$call_text(quote(eval(expr, script_env)), 40L), NULL)
+  expect_identical(runner$call_text(NULL, 40L), NULL)
+  long <- runner$call_text(as.call(c(as.name("f"), as.list(1:100))), 40L)
+  expect_identical(nchar(long, type = "bytes"), 40L)
+  expect_true(endsWith(long, "..."))
+})
+case("a condition log keeps texts within the count and byte caps and counts the rest", {
+  log <- runner$new_condition_log(2L, 10L)
+  for (text in c("aaaa", "bbbb", "cccc")) log$record(text, list(line = 1L))
+  expect_identical(log$texts(), list("aaaa", "bbbb"))
+  expect_identical(log$dropped(), 1L)
+  expect_identical(log$details()[[1L]], list(message = "aaaa", line = 1L))
+  bytes <- runner$new_condition_log(10L, 6L)
+  for (text in c("aaaa", "bbbb")) bytes$record(text, list())
+  expect_identical(bytes$texts(), list("aaaa"))
+})
+case("an error at the top level has no call and no frames, but its line", {
+  details <- details_of("x <- 1\nundefined_thing")
+  expect_identical(details$call, NULL)
+  expect_identical(details[c("line", "column")], list(line = 2L, column = 1L))
+  expect_identical(details$traceback, list())
+  expect_identical(details$message, "object 'undefined_thing' not found")
+})
+case("the traceback lists the script's own frames where the script makes each call", {
+  script <- "g <- function(z) stop('bad z')\nf <- function(x) {\n  g(x)\n}\nh <- function() f(1)\nh()"
+  details <- details_of(script)
+  expect_identical(details$call, "g(x)")
+  # At most 3 frames: the outermost and the innermost two. R gives a call in a function without
+  # braces the position of the function itself (line 1, column 6).
+  expect_identical(details$traceback, list(
+    list(call = "h()", line = 6L, column = 1L),
+    list(call = "g(x)", line = 3L, column = 3L),
+    list(call = "stop(\"bad z\")", line = 1L, column = 6L)
+  ))
+})
+case("package internals are left out of the traceback", {
+  details <- details_of("x <- 1\nlapply(1:2, function(i) stop('inner'))")
+  calls <- vapply(details$traceback, function(frame) frame$call, "")
+  expect_identical(calls, c("lapply(1:2, function(i) stop(\"inner\"))", "stop(\"inner\")"))
+})
+case("the class of a classed condition is kept whole, most specific first", {
+  script <- "stop(structure(class = c('my_error', 'error', 'condition'), list(message = 'm', call = NULL)))"
+  details <- details_of(script)
+  expect_identical(details$class, list("my_error", "error", "condition"))
+})
