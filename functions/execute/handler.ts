@@ -22,7 +22,7 @@ import { sweepEnvironment, wipeDirectories, type SweepReport, type WipeReport } 
 import type { GroupKillReport } from './process-group.ts';
 import { canRetire, respondAndExit } from './retire.ts';
 import type { RunnerEnvelope } from './envelope.ts';
-import { executeResponse, rejectedResponse, type ResponseBase } from './response.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
 import { resolveSandbox, sandboxLayers } from './sandbox.ts';
@@ -149,10 +149,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (envelope.sandbox?.startsWith('preload=armed')) return undefined;
     const detail = envelope.sandbox ?? 'no report';
     logger.error('the capsule did not arm', { report: detail });
-    return {
-      status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...responseBase,
-      error: `the execute runtime could not arm its sandbox (${detail}); the script was not run`,
-    };
+    return unarmedResponse(detail, responseBase);
   }
 
   return async function executeHandler(event, context) {

@@ -95,6 +95,17 @@ export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits,
 }
 
 /** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
+/**
+ * The capsule is required but the runner reported it not armed: the runner stops before the
+ * script, so nothing ran, and the failure is the service's.
+ */
+export function unarmedResponse(report: string, base: ResponseBase): ExecuteResponse {
+  return {
+    status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...failedBy('interpreter'), ...base,
+    error: `the execute runtime could not arm its sandbox (${report}); the script was not run`,
+  };
+}
+
 function failedBy(errorType: ErrorType): Pick<ExecuteResponse, 'errorType' | 'retryable'> {
   return { errorType, retryable: errorType === 'execution' };
 }

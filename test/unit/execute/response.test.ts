@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CapturedOutput } from '../../../functions/execute/caps.ts';
 import type { RunnerEnvelope } from '../../../functions/execute/envelope.ts';
 import type { Artifacts, ExecuteOutcome } from '../../../functions/execute/outcome.ts';
-import { executeResponse, rejectedResponse, type ResponseLimits } from '../../../functions/execute/response.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits } from '../../../functions/execute/response.ts';
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
 const limits: ResponseLimits = { timeoutSeconds: 5, killGraceSeconds: 2, caps: { errorBytes: 64, warnings: 2, warningBytes: 32 } };
@@ -124,6 +124,16 @@ describe('no run at all', () => {
     const validation = { valid: false, errors: [], lint: [], durationMs: 1 };
     expect(rejectedResponse(validation, base)).toEqual({
       status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, errorType: 'execution', retryable: true, validation, ...base,
+    });
+  });
+});
+
+describe('a run whose capsule did not arm', () => {
+  it('is the service\'s failure: the script was not run, and retrying it would not help', () => {
+    const report = 'preload=unavailable(the capsule was not preloaded: set LD_PRELOAD)';
+    expect(unarmedResponse(report, base)).toEqual({
+      status: 'error', consoleOutput: '', warnings: [], timedOut: false, errorType: 'interpreter', retryable: false, ...base,
+      error: `the execute runtime could not arm its sandbox (${report}); the script was not run`,
     });
   });
 });
