@@ -66,14 +66,21 @@ export interface WipeReport {
   readonly failures: readonly string[];
 }
 
-/** Empties each directory (the directories themselves stay); a missing directory is already empty. */
+/**
+ * Empties each directory (the directories themselves stay); a missing directory is already empty.
+ * An entry on another filesystem is a mount the environment was given (a read-only data dir under
+ * /tmp in the local container runtime), not something a run wrote: it stays.
+ */
 export async function wipeDirectories(dirs: readonly string[]): Promise<WipeReport> {
   const removed: string[] = [];
   const failures: string[] = [];
   for (const dir of dirs) {
+    const device = (await lstat(dir).catch(() => undefined))?.dev;
     const entries = await readdir(dir).catch(() => [] as string[]);
     for (const entry of entries) {
       const path = join(dir, entry);
+      const info = await lstat(path).catch(() => undefined);
+      if (info?.isDirectory() && info.dev !== device) continue;
       if (await forceRemove(path)) removed.push(path);
       else failures.push(path);
     }

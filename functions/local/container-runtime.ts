@@ -71,9 +71,6 @@ interface Environment {
   readonly id: string;
   readonly relay: ChildProcess;
   readonly waiter: ChildProcess;
-  /** The container ended (the runtime exited: died, or retired itself after answering). */
-  readonly ended: () => boolean;
-  readonly whenEnded: Promise<void>;
 }
 
 /** Starts one execution environment (container + emulator); resolves once the container runs. */
@@ -81,17 +78,24 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
   const image = options.image ?? DEFAULT_IMAGE;
   const dir = mkdtempSync(join(tmpdir(), 'jube-r-runtime-'));
   const emulator = await startRuntimeApiEmulator({ listen: { path: join(dir, 'runtime.sock') } });
-  let environment = await startEnvironment(image, emulator, options);
   let started = 1;
   let closed = false;
   let replacing: Promise<void> = Promise.resolve();
   const retired = new WeakSet<Environment>();
+  // A runtime that exits (it died, or retired its environment after answering, which Lambda
+  // answers with a new environment for the next event) is replaced at once, so events already
+  // queued for it are served by the next one instead of failing with it.
+  const launch = (): Promise<Environment> =>
+    startEnvironment(image, emulator, options, (ended) => {
+      if (!closed && !retired.has(ended)) replace(ended);
+    });
+  let environment = await launch();
 
   const replace = (old: Environment): void => {
     retired.add(old);
     replacing = (async () => {
       await stop(old);
-      environment = await startEnvironment(image, emulator, options);
+      environment = await launch();
       started += 1;
     })();
   };
@@ -108,12 +112,6 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
     environmentsStarted: () => started,
     logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
-      await replacing;
-      // A runtime that exits after answering (it retired its environment) never polls again: wait
-      // until this one polls or ends, and replace an ended one before handing it the event, as
-      // Lambda starts a new environment (a cold start).
-      await Promise.race([emulator.polling(), environment.whenEnded]);
-      if (environment.ended() && !closed && !retired.has(environment)) replace(environment);
       await replacing;
       const served = environment;
       const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
@@ -138,6 +136,7 @@ async function startEnvironment(
   image: string,
   emulator: RuntimeApiEmulator,
   options: ContainerRuntimeOptions,
+  onEnded: (environment: Environment) => void,
 ): Promise<Environment> {
   const podman = (args: string[]) => execa(PODMAN[0], [...PODMAN.slice(1), ...args]);
   const env = {
@@ -159,23 +158,21 @@ async function startEnvironment(
     const { stdout: pid } = await podman(['inspect', '--format', '{{.State.Pid}}', id]);
     const relay = await startRelay(pid.trim(), emulator.address);
     await podman(['start', id]);
-    // If the runtime dies, nothing will ever answer: fail what is waiting instead of hanging.
+    // If the runtime dies mid-invocation, nothing will ever answer it: fail that invocation
+    // instead of hanging (Lambda's Runtime.ExitError). Queued ones wait for the next environment.
     const waiter = spawn(PODMAN[0], [...PODMAN.slice(1), 'wait', id], { stdio: 'ignore' });
-    let ended = false;
-    let markEnded: () => void = () => undefined;
-    const whenEnded = new Promise<void>((resolve) => (markEnded = resolve));
+    const environment: Environment = { id, relay, waiter };
     waiter.on('exit', () => {
-      ended = true;
-      markEnded();
-      emulator.failAll('Runtime.ExitError', 'the execute container exited');
+      emulator.failRunning('Runtime.ExitError', 'the execute container exited');
       relay.kill('SIGKILL');
+      onEnded(environment);
       if (options.onExit) {
         void execa(PODMAN[0], [...PODMAN.slice(1), 'logs', id], { reject: false, all: true }).then((r) =>
           options.onExit?.(r.all ?? ''),
         );
       }
     });
-    return { id, relay, waiter, ended: () => ended, whenEnded };
+    return environment;
   } catch (error) {
     await execa(PODMAN[0], [...PODMAN.slice(1), 'rm', '--force', '--time', '0', id], { reject: false });
     throw error;

@@ -39,8 +39,8 @@ export interface RuntimeApiEmulator {
   readonly initError: () => InvokeOutcome | undefined;
   /** Settles every queued or running invocation with this outcome (e.g. the runtime died). */
   failAll(errorType: string, errorMessage: string): void;
-  /** Resolves once a runtime is waiting for its next event (GET .../invocation/next). */
-  polling(): Promise<void>;
+  /** Settles only the invocations a runtime has received (the queued ones wait for the next runtime). */
+  failRunning(errorType: string, errorMessage: string): void;
   close(): Promise<void>;
 }
 
@@ -58,7 +58,6 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   const queue: Pending[] = [];
   const running = new Map<string, Pending>();
   const pollers: ServerResponse[] = [];
-  let pollWaiters: Array<() => void> = [];
   let initError: InvokeOutcome | undefined;
 
   const settle = (pending: Pending, outcome: InvokeOutcome): void => {
@@ -108,7 +107,6 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
     const path = url.pathname;
     if (req.method === 'GET' && path === `${API}/invocation/next`) {
       pollers.push(res);
-      for (const wake of pollWaiters.splice(0)) wake();
       res.on('close', () => {
         const index = pollers.indexOf(res);
         if (index >= 0) pollers.splice(index, 1);
@@ -173,8 +171,9 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
         deliver();
       }),
     initError: () => initError,
-    polling: () =>
-      pollers.some((res) => !res.destroyed) ? Promise.resolve() : new Promise<void>((resolve) => pollWaiters.push(resolve)),
+    failRunning: (errorType, errorMessage) => {
+      for (const pending of [...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
+    },
     failAll: (errorType, errorMessage) => {
       for (const pending of [...queue, ...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
     },

@@ -1,0 +1,57 @@
+/** The containment settings: defaults, the capsule's library, and the switches a deployment refuses. */
+import { describe, expect, it } from 'vitest';
+import { ContainmentConfigError, readContainment } from '../../../functions/execute/containment.ts';
+
+const library = '/bin/sh'; // any existing file stands in for the capsule here
+
+describe('readContainment', () => {
+  it('requires the capsule by default and derives the probe beside it', () => {
+    const c = readContainment({ JUBE_R_CAPSULE_LIBRARY: library });
+    expect(c).toEqual({
+      capsule: { library, probe: '/bin/jube-capsule-probe', kernel: 'auto' },
+      sweep: 'run',
+      wipeAfterRun: [],
+      freshEnvironmentPerRun: false,
+      testEscapedRunner: false,
+    });
+  });
+
+  it('fails fast, naming the key and the command that builds it, when the required capsule is missing', () => {
+    expect(() => readContainment({ JUBE_R_CAPSULE_LIBRARY: '/nonexistent/jube_capsule.so' })).toThrow(
+      /JUBE_R_CAPSULE=required but the capsule library \/nonexistent\/jube_capsule.so does not exist; run `npm run setup`/,
+    );
+  });
+
+  it('reads the image\'s settings', () => {
+    const c = readContainment({
+      JUBE_R_CAPSULE_LIBRARY: library,
+      JUBE_R_CAPSULE_KERNEL: 'off',
+      JUBE_R_SWEEP: 'environment',
+      JUBE_R_WIPE_AFTER_RUN: '/tmp:/dev/shm:/var/tmp',
+      JUBE_R_FRESH_ENVIRONMENT_PER_RUN: 'true',
+    });
+    expect(c).toMatchObject({ capsule: { kernel: 'off' }, sweep: 'environment', wipeAfterRun: ['/tmp', '/dev/shm', '/var/tmp'], freshEnvironmentPerRun: true });
+  });
+
+  it.each([
+    ['JUBE_R_CAPSULE', 'sometimes'],
+    ['JUBE_R_CAPSULE_KERNEL', 'maybe'],
+    ['JUBE_R_SWEEP', 'everything'],
+    ['JUBE_R_WIPE_AFTER_RUN', 'tmp'],
+    ['JUBE_R_WIPE_AFTER_RUN', '/'],
+    ['JUBE_R_FRESH_ENVIRONMENT_PER_RUN', 'yes'],
+  ])('refuses %s=%s, naming the key', (key, value) => {
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', [key]: value })).toThrow(new RegExp(`^${key}: `));
+  });
+
+  it('turns the capsule off only when asked', () => {
+    expect(readContainment({ JUBE_R_CAPSULE: 'off' }).capsule).toBeUndefined();
+  });
+
+  it('accepts the escaped-runner test switch outside a deployment and refuses it inside one', () => {
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true' }).testEscapedRunner).toBe(true);
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
+      ContainmentConfigError,
+    );
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * After-run hygiene, the parts that are safe on a shared host: the process chain a sweep spares,
+ * emptying directories (a script's unreadable leftovers included). The environment-wide sweep
+ * itself kills every other process, so it runs only in the image tier (test/image/escaped.test.ts).
+ */
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ancestry, forceRemove, wipeDirectories } from '../../../functions/execute/hygiene.ts';
+
+const dirs: string[] = [];
+const scratch = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jube-r-hygiene-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) {
+    chmodSync(dir, 0o700);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe('ancestry', () => {
+  it('is this process and every parent up to the kernel\'s', async () => {
+    const chain = await ancestry();
+    expect(chain.has(process.pid)).toBe(true);
+    expect(chain.has(process.ppid)).toBe(true);
+    expect(chain.has(1)).toBe(true);
+  });
+});
+
+describe('wipeDirectories', () => {
+  it('empties each directory but keeps it, whatever a run left', async () => {
+    // Prepare: files, a nested tree, a symlink out, and a directory its owner cannot enter.
+    const tmp = scratch();
+    const outside = scratch();
+    writeFileSync(join(outside, 'keep.txt'), 'x');
+    writeFileSync(join(tmp, 'left.txt'), 'x');
+    mkdirSync(join(tmp, 'a', 'b'), { recursive: true });
+    writeFileSync(join(tmp, 'a', 'b', 'c.txt'), 'x');
+    symlinkSync(outside, join(tmp, 'link'));
+    mkdirSync(join(tmp, 'locked'));
+    writeFileSync(join(tmp, 'locked', 'inside'), 'x');
+    chmodSync(join(tmp, 'locked'), 0o000);
+    // Act
+    const report = await wipeDirectories([tmp, join(tmp, 'missing')]);
+    // Assess
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(report.failures).toEqual([]);
+    expect(report.removed.map((p) => p.slice(tmp.length + 1)).sort()).toEqual(['a', 'left.txt', 'link', 'locked']);
+    expect(existsSync(join(outside, 'keep.txt'))).toBe(true);
+  });
+});
+
+describe('forceRemove', () => {
+  it('removes a tree whose directories were made unwritable to their owner, and says so', async () => {
+    const root = scratch();
+    const tree = join(root, 'workdir');
+    mkdirSync(join(tree, 'x', 'y'), { recursive: true });
+    writeFileSync(join(tree, 'x', 'y', 'z'), 'x');
+    chmodSync(join(tree, 'x', 'y'), 0o500);
+    chmodSync(join(tree, 'x'), 0o000);
+    expect(await forceRemove(tree)).toBe(true);
+    expect(existsSync(tree)).toBe(false);
+    expect(await forceRemove(join(root, 'never-there'))).toBe(true);
+  });
+});
