@@ -46,6 +46,7 @@ name_guard <- function(policy) {
       name <- as.character(FUN)
       if (name %in% policy$forbidden) forbidden_stub(name)()
       if (name %in% names(safe_replacements)) return(safe_replacements[[name]]$fun)
+      return(guarded_by_name(name))
     }
     NULL
   }
