@@ -15,7 +15,7 @@ local({
   runner <- new.env(parent = baseenv())
   parts <- c(
     "policy.R", "envelope.R", "parse-data.R", "revalidate.R", "mask.R", "guards-env.R", "guards-frames.R",
-    "guards-calls.R", "guards-attr.R", "harden.R", "inputs.R", "evaluate.R", "main.R"
+    "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "inputs.R", "evaluate.R", "main.R"
   )
   for (part in parts) {
     for (expr in parse(file.path(here, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)
