@@ -6,10 +6,23 @@
 # mask's versions (and `pkg::`'s, and match.fun's answers) refuse an environment that is not
 # contained; the real functions stay as they are, apart from the code checks in harden.R.
 
+# The names `code` looks up: all.names() except the field after `$` and `@` (`.data$source`
+# selects a column, it looks nothing up).
+code_names <- function(code) {
+  if (is.symbol(code)) return(as.character(code))
+  if (is.expression(code)) return(unlist(lapply(code, code_names), use.names = FALSE))
+  if (!is.call(code)) return(character())
+  head <- code[[1L]]
+  if (is.symbol(head) && as.character(head) %in% c("$", "@") && length(code) == 3L) {
+    return(c(as.character(head), code_names(code[[2L]])))
+  }
+  unlist(lapply(as.list(code), code_names), use.names = FALSE)
+}
+
 # Code that names a forbidden symbol or a blocked operator (a call built with as.name()
 # included): no analysis needs it inside a formula or an expression handed to an evaluator.
 refuse_forbidden_code <- function(code, what) {
-  names <- unique(c(all.names(code), all.names(attr(code, "predvars", exact = TRUE))))
+  names <- unique(c(code_names(code), code_names(attr(code, "predvars", exact = TRUE))))
   policy <- guard_state$policy
   bad <- names[names %in% c(policy$forbidden, policy$blocked_operators)]
   if (length(bad) > 0L) {

@@ -53,6 +53,7 @@ caller_frame_guards <- list(
   str_glue_data = list(pkg = "stringr", default = ".envir"),
   str_interp = list(pkg = "stringr", default = "env"),
   exec = list(pkg = "purrr", default = ".env"),
+  asOneSidedFormula = list(pkg = "stats", contain_result = TRUE),
   group_by_prepare = list(pkg = "dplyr", default = "caller_env"),
   distinct_prepare = list(pkg = "dplyr", default = "caller_env"),
   aes = list(pkg = "ggplot2", result = TRUE),
@@ -88,7 +89,24 @@ generic_with_default <- function(real, name, arg) {
   wrapper
 }
 
+# A closure in a contained environment calling `real` and giving the formula it returns the
+# caller's environment when it is not contained (asOneSidedFormula() sets globalenv()).
+with_contained_result <- function(real) {
+  holder <- new.env(parent = guard_state$mask)
+  holder$real <- real
+  wrapper <- function(...) NULL
+  body(wrapper) <- as.call(list(contain_result_env, quote(real(...)), as.call(list(parent.frame))))
+  environment(wrapper) <- holder
+  wrapper
+}
+
+contain_result_env <- function(value, caller) {
+  if (!inherits(value, "formula") || is_contained(attr(value, ".Environment", exact = TRUE))) return(value)
+  structure(value, .Environment = contained_caller(caller))
+}
+
 capture_guard <- function(real, name, spec) {
+  if (isTRUE(spec$contain_result)) return(with_contained_result(real))
   if (isTRUE(spec$result)) {
     label <- sprintf("the value of %s()", name)
     check <- call("on.exit", as.call(list(refuse_uncontained_result, quote(returnValue(NULL)), label)), add = TRUE)

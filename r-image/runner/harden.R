@@ -111,6 +111,7 @@ harden_runtime <- function(policy) {
   patch_rlang <- function(...) {
     ns <- asNamespace("rlang")
     rebind(ns, "as_function", guarded_lookup(get("as_function", envir = ns), "x", lambda_guard(guard)))
+    harden_tidy_eval(ns)
   }
   setHook(packageEvent("rlang", "onLoad"), patch_rlang)
   if ("rlang" %in% loadedNamespaces()) patch_rlang()
@@ -120,10 +121,10 @@ harden_runtime <- function(policy) {
   rebind_stats_method("formula.character", formula_guard(policy), "x")
 }
 
-# An S3 method of stats, rebound where dispatch finds it (the namespace and its methods table).
-rebind_stats_method <- function(name, guard, arg) {
+# An S3 method of stats, rebound where dispatch finds it (the namespace and its methods table):
+# a copy that calls `guard` on `arg` first, or `method` as given.
+rebind_stats_method <- function(name, guard, arg, method = guarded_copy(get(name, envir = stats_ns), guard, arg)) {
   stats_ns <- asNamespace("stats")
-  method <- guarded_copy(get(name, envir = stats_ns), guard, arg)
   rebind(stats_ns, name, method)
   rebind(get(".__S3MethodsTable__.", envir = stats_ns), name, method)
 }

@@ -215,6 +215,13 @@ describe('red team: the R layer by root cause (issue 10 §4)', () => {
       ].join('\n'),
       error: stub,
     },
+    { id: 'formula-call', route: 'formula(q)', error: 'formula() of a call other than `~` is not available' },
+    { id: 'formula-list', route: 'formula(list(formula = q))', error: 'formula() of a call other than `~` is not available' },
+    {
+      id: 'globalenv-formula-case-when',
+      route: 'library(dplyr)\nf <- asOneSidedFormula(quote(~x))\nf[[3]] <- TRUE\nf[[2]] <- q\ncase_when(f)',
+      error: `${stub}, not even inside an expression given to tidy evaluation`,
+    },
     { id: 'map-lambda', route: 'f <- ~x\nf[[2]] <- q\npurrr::map(1, f)', error: `${stub}, not even inside a lambda formula` },
   ])('$id: the script errors with the guard\'s message and no command runs', async ({ id, route, error }) => {
     // Prepare

@@ -34,6 +34,11 @@ case("model.frame() refuses a formula naming a forbidden symbol", {
   in_script("f[[3]][[1]] <- as.name(paste0('sys', 'tem'))")
   expect_error(in_script("model.frame(f, d)"), "'system' is not available in jube-r, not even inside a formula")
 })
+case("the names code looks up: a field selected with $ or @ is not one", {
+  expect_identical(unique(runner$code_names(quote(f(.data$source, x@slot, y)))), c("f", "$", ".data", "@", "x", "y"))
+  expect_identical(runner$refuse_forbidden_code(quote(.data$source + 1), "x"), NULL)
+  expect_error(runner$refuse_forbidden_code(quote(g(source(1))), "a test"), "'source' is not available in jube-r")
+})
 case("numericDeriv() refuses forbidden code and an outside rho, and still differentiates", {
   in_script("q <- quote(I(1))")
   in_script("q[[1]] <- as.name(paste0('.Inter', 'nal'))")

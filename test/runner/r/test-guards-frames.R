@@ -19,7 +19,8 @@ captures <- list(
   "lapply(1, `~`)" = "environment_of(lapply(1, `~`)[[1]])",
   "tryCatch(error = `~`)" = "environment_of(tryCatch(stop('x'), error = `~`))",
   "lapply(list(df), ggplot2::ggplot)$plot_env" = "lapply(list(data.frame(a = 1)), ggplot2::ggplot)[[1]]$plot_env",
-  "purrr::map(list(df), ggplot)$plot_env" = "purrr::map(list(data.frame(a = 1)), ggplot)[[1]]$plot_env"
+  "purrr::map(list(df), ggplot)$plot_env" = "purrr::map(list(data.frame(a = 1)), ggplot)[[1]]$plot_env",
+  "asOneSidedFormula(quote(~x)) (it sets globalenv())" = "environment_of(asOneSidedFormula(quote(~x)))"
 )
 # The test reads the formula's environment with the real attr() (the script's refuses environments).
 assign("environment_of", environment_of, envir = script_env)

@@ -54,3 +54,21 @@ case("rlang's as_function refuses a lambda naming a forbidden symbol", {
   expect_error(rlang::as_function(with_system(~x)), "'system' is not available in jube-r, not even inside a lambda")
   expect_identical(rlang::as_function(~ .x + 1)(1), 2)
 })
+
+case("formula() evaluates no call but `~` (it did so in stats' own frame)", {
+  in_script("q <- quote(I(1))")
+  in_script("q[[1]] <- as.name(paste0('new', '.env'))")
+  expect_error(in_script("formula(q)"), "formula\\(\\) of a call other than `~` is not available")
+  expect_error(in_script("formula(list(formula = q))"), "formula\\(\\) of a call other than `~` is not available")
+  expect_error(stats::formula(list(formula = with_system(y ~ x)[[3]])), "formula\\(\\) of a call other than `~`")
+})
+case("...and a formula it makes there gets the script's environment", {
+  f <- in_script("formula(list(formula = quote(y ~ x)))")
+  expect_true(runner$is_contained(attr(f, ".Environment")))
+  expect_identical(in_script("deparse(formula(quote(y ~ x)))"), "y ~ x")
+})
+case("rlang's eval_tidy refuses code naming a forbidden symbol, not a column selected with $", {
+  if (!requireNamespace("rlang", quietly = TRUE)) return(invisible())
+  expect_error(rlang::eval_tidy(quote(system("id"))), "'system' is not available in jube-r, not even inside")
+  expect_identical(rlang::eval_tidy(quote(.data$source), data.frame(source = 1)), 1)
+})
