@@ -16,7 +16,9 @@
 #   "dyn.load") reached it with a file the script wrote);
 #   (sys.source stays: loadNamespace() runs every package's loader through it)
 # - the functions that start processes, open sockets, change the time limit or run code from a
-#   file (policy$deep_stubbed): stubs. R's own code never needs them during an analysis.
+#   file (policy$deep_stubbed): stubs. R's own code never needs them during an analysis;
+# - methods' slot() and new(), base's getElement(), stats' model.frame.default and numericDeriv,
+#   rlang's as_function on a lambda: see harden-env.R.
 # What stays reachable from a leaked environment is .Internal() on a constructed call
 # (docs/sandbox-rules.md, residual risks); the OS layers bound that.
 
@@ -46,6 +48,7 @@ name_guard <- function(policy) {
       name <- as.character(FUN)
       if (name %in% policy$forbidden) forbidden_stub(name)()
       if (name %in% names(safe_replacements)) return(safe_replacements[[name]]$fun)
+      return(guarded_by_name(name))
     }
     NULL
   }
@@ -100,23 +103,30 @@ harden_runtime <- function(policy) {
   }
   guard <- name_guard(policy)
   for (env in package_envs("base")) rebind(env, "match.fun", guarded_lookup(base::match.fun, "FUN", guard))
+  harden_environment_getters()
+  harden_code_evaluators(policy)
   # rlang::as_function("name") looks the name up from globalenv(), past the mask (tidyr's
   # values_transform = "dget" ran a file). rlang loads with dplyr, tidyr, purrr or ggplot2, after
   # this point: patch it as it loads, before those packages copy it into their imports.
   patch_rlang <- function(...) {
     ns <- asNamespace("rlang")
-    rebind(ns, "as_function", guarded_lookup(get("as_function", envir = ns), "x", guard))
+    rebind(ns, "as_function", guarded_lookup(get("as_function", envir = ns), "x", lambda_guard(guard)))
+    harden_tidy_eval(ns)
   }
   setHook(packageEvent("rlang", "onLoad"), patch_rlang)
   if ("rlang" %in% loadedNamespaces()) patch_rlang()
   for (env in package_envs("base")) rebind(env, "dyn.load", guarded_copy(base::dyn.load, check_dll_path, "x"))
   pdf <- guarded_copy(get("pdf", envir = asNamespace("grDevices")), check_device_file, "file")
   for (env in package_envs("grDevices")) rebind(env, "pdf", pdf)
+  rebind_stats_method("formula.character", formula_guard(policy), "x")
+}
+
+# An S3 method of stats, rebound where dispatch finds it (the namespace and its methods table):
+# a copy that calls `guard` on `arg` first, or `method` as given.
+rebind_stats_method <- function(name, guard, arg, method = guarded_copy(get(name, envir = stats_ns), guard, arg)) {
   stats_ns <- asNamespace("stats")
-  formula_character <- guarded_copy(get("formula.character", envir = stats_ns), formula_guard(policy), "x")
-  rebind(stats_ns, "formula.character", formula_character)
-  s3_table <- get(".__S3MethodsTable__.", envir = stats_ns)
-  rebind(s3_table, "formula.character", formula_character)
+  rebind(stats_ns, name, method)
+  rebind(get(".__S3MethodsTable__.", envir = stats_ns), name, method)
 }
 
 # Captured before harden_runtime() limits dyn.load to R's libraries: the capsule lives beside the

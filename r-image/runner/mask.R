@@ -120,6 +120,8 @@ checked_ns_get <- function(policy) {
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)
+    guarded <- guarded_export(pkg, name)
+    if (!is.null(guarded)) return(guarded)
     value <- get_exported(pkg, name)
     # Exported S4 method tables (`.__T__show:methods`) are environments inside the package.
     if (is.environment(value)) {
@@ -138,5 +140,5 @@ make_mask <- function(policy) {
     safe <- safe_replacements[[name]]
     if (safe$pkg %in% policy$allowed_packages) assign(name, safe$fun, envir = mask)
   }
-  mask
+  guard_mask(mask, policy)
 }

@@ -14,8 +14,9 @@ local({
   here <- dirname(normalizePath(sub("^--file=", "", file_arg)))
   runner <- new.env(parent = baseenv())
   parts <- c(
-    "policy.R", "envelope.R", "parse-data.R", "revalidate.R", "mask.R", "harden.R", "inputs.R", "conditions.R",
-    "plots.R", "value.R", "evaluate.R", "main.R"
+    "policy.R", "envelope.R", "parse-data.R", "revalidate.R", "mask.R", "guards-env.R", "guards-frames.R",
+    "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "inputs.R", "conditions.R", "plots.R", "value.R",
+    "evaluate.R", "main.R"
   )
   for (part in parts) {
     for (expr in parse(file.path(here, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)

@@ -164,3 +164,102 @@ describe('red team: the runner keeps its own state', () => {
     expect(response).toMatchObject({ status: 'ok', consoleOutput: '3 3 kg 2 2 -5.34 150 6 \n' });
   });
 });
+
+/**
+ * Issue 10 §4: the routes of the white-box pass, closed as classes. Every route needed an
+ * environment whose parent chain skips the mask and a function that evaluates a call in it; the
+ * call is built without a forbidden name or string. Each script passes the static walk; before
+ * the fixes each ran the shell command (except `ggproto` and `map-lambda`, which show the guard
+ * of their class on a value that had no evaluator yet). Now each errors with its guard's message,
+ * or, where the fix makes the environment the script's own, with the mask's stub for the
+ * evaluator it looks up there, and no command runs.
+ */
+describe('red team: the R layer by root cause (issue 10 §4)', () => {
+  // `.Internal(system(cmd, TRUE, 0))`, built without a forbidden symbol or string.
+  const payload = (id: string): string =>
+    [
+      `q <- quote(I(s("${shell(id)}", TRUE, 0)))`,
+      'q[[1]] <- as.name(paste0(".Inter", "nal"))',
+      'q[[2]][[1]] <- as.name(paste0("sys", "tem"))',
+      // rlang's exec() looks .fn up in .env and calls it there: eval(q) in env.
+      'run_in <- function(env) purrr::exec(paste0("ev", "al"), q, .env = env)',
+    ].join('\n');
+  const stub = "'.Internal' is not available in jube-r";
+  const evalStub = "'eval' is not available in jube-r";
+
+  it.each([
+    { id: 'autoload-env', route: 'numericDeriv(q, character(0), rho = .AutoloadEnv)', error: "'.AutoloadEnv' (base) is an environment" },
+    { id: 'user-hooks-env', route: 'run_in(.userHooksEnv)', error: "'.userHooksEnv' (base) is an environment" },
+    { id: 'lapply-new-env', route: 'run_in(lapply(1, new.env)[[1]])', error: evalStub },
+    { id: 'lapply-new-env-string', route: 'run_in(lapply(TRUE, "new.env")[[1]])', error: evalStub },
+    { id: 'tryCatch-new-env', route: 'run_in(tryCatch(stop(TRUE), error = new.env))', error: evalStub },
+    { id: 'lapply-formula', route: 'f <- lapply(list(data.frame(a = 1)), formula)[[1]]\nf[[2]] <- q\nmodel.frame(f)', error: `${stub}, not even inside a formula` },
+    { id: 'lapply-tilde', route: 'f <- lapply(list(1), `~`)[[1]]\nf[[1]] <- as.name("~")\nf[[2]] <- q\nlm(f, data = data.frame(a = 1))', error: `${stub}, not even inside a formula` },
+    { id: 'ggplot-plot-env', route: 'run_in(lapply(list(data.frame(a = 1)), ggplot2::ggplot)[[1]]$plot_env)', error: evalStub },
+    { id: 'readr-r6', route: 'library(readr)\nrun_in(ChunkCallback$parent_env)', error: "'ChunkCallback' (package:readr) is an environment" },
+    { id: 'ggproto', route: 'library(ggplot2)\nrun_in(GeomPoint)', error: "'GeomPoint' (package:ggplot2) is an environment" },
+    { id: 'getElement-xData', route: 'A <- setClass("A", contains = "environment")\nrun_in(getElement(A(), ".xData"))', error: 'new() of an environment class is not available' },
+    { id: 'exec-eval', route: 'e <- lapply(1, new.env)[[1]]\npurrr::exec(paste0("ev", "al"), q, .env = e)', error: evalStub },
+    { id: 'numericDeriv-rho', route: 'numericDeriv(q, character(0), rho = lapply(1, new.env)[[1]])', error: `${stub}, not even inside an expression given to numericDeriv()` },
+    { id: 'str-glue-lapply', route: 'library(stringr)\nlapply(paste0("{.Inter", "nal(sys", "tem(\'x\', TRUE, 0))}"), str_glue)', error: stub },
+    { id: 'quo-handler', route: 'library(dplyr)\nqq <- tryCatch(stop("x"), error = quo)', error: 'the value of quo(): an environment outside' },
+    {
+      id: 'attr-quosure',
+      route: [
+        'library(dplyr)',
+        'qq <- quo(x)',
+        'qq[[2]] <- q',
+        'attr(qq, ".Environment") <- lapply(1, new.env)[[1]]',
+        // dplyr wraps the error; the script re-raises it with its cause, as a user would see it.
+        'tryCatch(mutate(data.frame(a = 1), b = !!qq), error = function(e) stop(conditionMessage(e), call. = FALSE))',
+      ].join('\n'),
+      error: stub,
+    },
+    { id: 'formula-call', route: 'formula(q)', error: 'formula() of a call other than `~` is not available' },
+    { id: 'formula-list', route: 'formula(list(formula = q))', error: 'formula() of a call other than `~` is not available' },
+    {
+      id: 'globalenv-formula-case-when',
+      route: 'library(dplyr)\nf <- asOneSidedFormula(quote(~x))\nf[[3]] <- TRUE\nf[[2]] <- q\ncase_when(f)',
+      error: `${stub}, not even inside an expression given to tidy evaluation`,
+    },
+    { id: 'map-lambda', route: 'f <- ~x\nf[[2]] <- q\npurrr::map(1, f)', error: `${stub}, not even inside a lambda formula` },
+  ])('$id: the script errors with the guard\'s message and no command runs', async ({ id, route, error }) => {
+    // Prepare
+    const source = `${payload(id)}\n${route}`;
+    expect(validator(source).valid).toBe(true);
+    // Act
+    const response = await h.run(source);
+    // Assess
+    expect(response.status).toBe('error');
+    expect(response.error).toContain(error);
+    expect(existsSync(join(marks, id))).toBe(false);
+  });
+
+  it('as.function.default (a function made of a call, in any frame) is forbidden by name', async () => {
+    const response = await permissive.run('f <- as.function.default(list(quote(1)))');
+    expect(response.status).toBe('rejected');
+    expect(response.validation?.errors.map((e) => e.symbol)).toContain('as.function.default');
+  });
+
+  it('ordinary analysis still runs: ggplot2, dplyr with quosures, tidyr, purrr, readr, data.table, formulas', async () => {
+    const script = [
+      ...['dplyr', 'tidyr', 'purrr', 'ggplot2', 'readr', 'data.table'].map((p) => `library(${p}, warn.conflicts = FALSE)`),
+      'd <- data.frame(x = 1:6, y = c(2, 4, 6, 8, 10, 12), g = rep(c("a", "b"), 3))',
+      'col <- "x"; q <- quo(x * 2); v <- sym(col)',
+      'r <- d %>% mutate(z = !!q, w = !!v + 1) %>% group_by(g) %>% summarise(m = mean(z), across(c(x, y), mean))',
+      'f <- function(df, var) df %>% filter({{ var }} > 3) %>% nrow()',
+      'long <- pivot_longer(d, c(x, y))',
+      'm <- map_dbl(1:3, ~ .x * 2) + map_dbl(1:3, function(i) i)',
+      'write_csv(d, "d.csv"); back <- read_csv("d.csv", show_col_types = FALSE)',
+      'dt <- as.data.table(d)[, .(s = sum(x)), by = g]',
+      'fit <- lm(y ~ x, d); mf <- model.frame(y ~ x, d); fm <- formula(d[, c("y", "x")])',
+      'p <- ggplot(d, aes(x, y, colour = g)) + geom_point() + geom_smooth(method = "lm", formula = y ~ x) + facet_wrap(~g)',
+      'png("p.png"); print(p); invisible(dev.off())',
+      'e <- new.env(); e$v <- 1; ok <- with(e, v) + length(lapply(1:2, new.env))',
+      'cat(sum(r$m), f(d, x), nrow(long), m, nrow(back), dt$s, round(coef(fit)[[2]]), nrow(mf), deparse(fm), ok, file.size("p.png") > 0, "\\n")',
+    ].join('\n');
+    expect(validator(script).valid).toBe(true);
+    const response = await h.run(script, { timeoutSeconds: 30 });
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '14 3 12 3 6 9 6 9 12 2 6 y ~ x 3 TRUE \n' });
+  });
+});

@@ -1,0 +1,146 @@
+# Evaluators given an environment or code by the script (issue 10, section 4), and the registry
+# of every guarded function the mask binds. with(env, ...), model.frame() of a formula whose
+# environment is a package's, numericDeriv(expr, , rho = env) and purrr::exec(name, .env = env)
+# each evaluated a call built around .Internal in a package frame. Package code calls the same
+# functions with its own frames all the time, so only what the script passes is checked: the
+# mask's versions (and `pkg::`'s, and match.fun's answers) refuse an environment that is not
+# contained; the real functions stay as they are, apart from the code checks in harden.R.
+
+# The names `code` looks up: all.names() except the field after `$` and `@` (`.data$source`
+# selects a column, it looks nothing up).
+code_names <- function(code) {
+  if (is.symbol(code)) return(as.character(code))
+  if (is.expression(code)) return(unlist(lapply(code, code_names), use.names = FALSE))
+  if (!is.call(code)) return(character())
+  head <- code[[1L]]
+  if (is.symbol(head) && as.character(head) %in% c("$", "@") && length(code) == 3L) {
+    return(c(as.character(head), code_names(code[[2L]])))
+  }
+  unlist(lapply(as.list(code), code_names), use.names = FALSE)
+}
+
+# Code that names a forbidden symbol or a blocked operator (a call built with as.name()
+# included): no analysis needs it inside a formula or an expression handed to an evaluator.
+refuse_forbidden_code <- function(code, what) {
+  names <- unique(c(code_names(code), code_names(attr(code, "predvars", exact = TRUE))))
+  policy <- guard_state$policy
+  bad <- names[names %in% c(policy$forbidden, policy$blocked_operators)]
+  if (length(bad) > 0L) {
+    refuse(sprintf("'%s' is not available in jube-r, not even inside %s", bad[[1L]], what))
+  }
+  invisible()
+}
+
+refuse_model_formula <- function(formula) {
+  if (inherits(formula, "formula")) {
+    refuse_forbidden_code(formula, "a formula")
+    refuse_uncontained(attr(formula, ".Environment", exact = TRUE), "the formula's environment")
+  }
+  invisible()
+}
+
+# name -> its package and the calls its mask version runs first (argument names are the real
+# function's; `...elt()` reaches an argument a generic passes on in `...`).
+evaluator_guards <- list(
+  with = list(pkg = "base", checks = list(call("refuse_uncontained", quote(data), "with(data = )"))),
+  within = list(pkg = "base", checks = list(call("refuse_uncontained", quote(data), "within(data = )"))),
+  model.frame = list(pkg = "stats", checks = list(
+    quote(refuse_model_formula(formula)),
+    quote(if ("data" %in% ...names()) refuse_uncontained(...elt(match("data", ...names())), "model.frame(data = )"))
+  )),
+  numericDeriv = list(pkg = "stats", default = "rho", checks = list(
+    quote(refuse_forbidden_code(expr, "an expression given to numericDeriv()"))
+  ))
+)
+
+# The runner's own helpers, inlined into the checks so that the copies (whose environment is the
+# real function's) never look them up by name.
+inline_helpers <- function(code) {
+  helpers <- list(
+    refuse_uncontained = refuse_uncontained, refuse_model_formula = refuse_model_formula,
+    refuse_forbidden_code = refuse_forbidden_code
+  )
+  if (is.call(code)) {
+    head <- code[[1L]]
+    if (is.symbol(head) && as.character(head) %in% names(helpers)) code[[1L]] <- helpers[[as.character(head)]]
+    for (i in seq_along(code)[-1L]) if (is.call(code[[i]])) code[[i]] <- inline_helpers(code[[i]])
+  }
+  code
+}
+
+evaluator_guard <- function(real, name, spec) {
+  checks <- lapply(spec$checks, inline_helpers)
+  if (!is.null(spec$default)) checks <- c(list(default_prologue(name, spec$default)), checks)
+  with_prologue(real, checks)
+}
+
+# ---- the registry ------------------------------------------------------------------------------
+
+guard_or_real <- function(pkg, name) {
+  guard <- guarded_export(pkg, name)
+  if (is.null(guard)) getExportedValue(pkg, name) else guard
+}
+
+# The guarded version of `pkg::name`, or NULL when it needs none. Built once per mask.
+guarded_export <- function(pkg, name) {
+  key <- paste(pkg, name, sep = "::")
+  cached <- guard_state$cache[[key]]
+  if (!is.null(cached)) return(if (is.function(cached)) cached else NULL)
+  guard <- build_guard(pkg, name)
+  guard_state$cache[[key]] <- if (is.null(guard)) FALSE else guard
+  guard
+}
+
+# The names `pkg` exports (base: all of its bindings), as an environment of names. Loads the
+# namespace if need be (`pkg::name` is about to).
+package_exports <- function(pkg) {
+  if (pkg == "base") return(.BaseNamespaceEnv)
+  asNamespace(pkg)[[".__NAMESPACE__."]][["exports"]]
+}
+
+# Names with a guarded version in some package: a guard is only looked for among these.
+guarded_names <- function(policy) {
+  names <- c(names(caller_frame_guards), names(evaluator_guards), names(attribute_guards), policy$hof_names)
+  setdiff(unique(names), c(policy$forbidden, names(safe_replacements)))
+}
+
+build_guard <- function(pkg, name) {
+  exports <- package_exports(pkg)
+  if (!(name %in% guard_state$guarded_names) || !exists(name, envir = exports, inherits = FALSE)) return(NULL)
+  real <- get(name, envir = if (pkg == "base") .BaseNamespaceEnv else asNamespace(pkg))
+  for (table in list(caller_frame_guards, evaluator_guards, attribute_guards)) {
+    spec <- table[[name]]
+    if (is.null(spec) || !(pkg %in% spec$pkg)) next
+    if (!is.null(spec$fun)) return(spec$fun)
+    if (!is.null(spec$checks)) return(evaluator_guard(real, name, spec))
+    return(capture_guard(real, name, spec))
+  }
+  hof_guard(real, name, guard_state$policy)
+}
+
+# Binds in the mask the guarded version of every export of `pkg` that may have one (latest
+# attach wins, as on the search path); forbidden names keep their stubs, the runner's safe
+# replacements their place. Each is built when the script first looks it up (a promise), so
+# start-up loads none of them; one that needs no guard resolves to the real function.
+bind_package_guards <- function(mask, pkg) {
+  if (!(pkg %in% loadedNamespaces())) return(invisible())
+  exports <- package_exports(pkg)
+  bind <- function(name) delayedAssign(name, guard_or_real(pkg, name), assign.env = mask)
+  for (name in guard_state$guarded_names) {
+    if (exists(name, envir = exports, inherits = FALSE)) {
+      bind(name)
+      assign(name, pkg, envir = guard_state$owner)
+    }
+  }
+  if (pkg == "base") {
+    assign("~", contained_tilde, envir = mask)
+    assign("~", "base", envir = guard_state$owner)
+  }
+}
+
+# What the mask binds for `name` when it is a guarded function (match.fun("new.env") from a
+# package frame finds the same guard as the script's new.env), else NULL.
+guarded_by_name <- function(name) {
+  if (is.null(guard_state$owner) || !exists(name, envir = guard_state$owner, inherits = FALSE)) return(NULL)
+  get(name, envir = guard_state$mask, inherits = FALSE)
+}

@@ -1,0 +1,34 @@
+# guards-attr.R: the mask's attribute setters refuse an environment that is not the script's.
+runner <- load_runner()
+policy <- runner$compile_policy(rules, test_packages)
+mask <- runner$make_mask(policy)
+script_env <- new.env(parent = mask)
+in_script <- function(text) eval(str2lang(text), script_env)
+assign("outside_env", asNamespace("stats"), envir = script_env)
+in_script("f <- y ~ x")
+
+refusals <- c(
+  "attr(f, '.Environment') <- outside_env",
+  "attr(f, 'anything') <- outside_env",
+  "attributes(f) <- list(class = 'formula', .Environment = outside_env)",
+  "mostattributes(f) <- list(.Environment = outside_env)",
+  "structure(f, .Environment = outside_env)"
+)
+for (text in refusals) {
+  case(sprintf("%s is refused", text), expect_error(in_script(text), "attribute '[.a-zA-Z]+': an environment outside"))
+}
+case("the setters still set ordinary attributes and the script's own environments", {
+  in_script("x <- 1")
+  in_script("attr(x, 'units') <- 'kg'")
+  expect_identical(attr(in_script("x"), "units"), "kg")
+  in_script("attributes(x) <- list(units = 'm')")
+  expect_identical(attributes(in_script("x")), list(units = "m"))
+  expect_identical(attr(in_script("structure(1, u = 2)"), "u"), 2)
+  in_script("e <- new.env()")
+  in_script("attr(f, '.Environment') <- e")
+  expect_identical(attr(in_script("f"), ".Environment"), in_script("e"))
+})
+case("the mask binds the setters, and `base::` answers them", {
+  expect_identical(get("attr<-", envir = mask), runner$safe_attr_assign)
+  expect_identical(in_script("base::structure"), runner$safe_structure)
+})
