@@ -117,6 +117,7 @@ harden_runtime <- function(policy) {
   rebind(stats_ns, "formula.character", formula_character)
   s3_table <- get(".__S3MethodsTable__.", envir = stats_ns)
   rebind(s3_table, "formula.character", formula_character)
+  harden_reformulate(policy)
 }
 
 # Captured before harden_runtime() limits dyn.load to R's libraries: the capsule lives beside the

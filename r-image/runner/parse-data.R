@@ -28,7 +28,9 @@ parse_script <- function(script_path) {
   list(
     exprs = exprs, pd = pd, tokens = tokens,
     previous_token = c("", tokens$token[-nrow(tokens)]),
-    next_token = c(tokens$token[-1L], "")
+    next_token = c(tokens$token[-1L], ""),
+    # Facts about the whole script, computed on first use (relaxations.R).
+    memo = new.env(parent = emptyenv())
   )
 }
 
@@ -37,12 +39,15 @@ children_of <- function(pd, id) {
   kids[order(kids$line1, kids$col1), , drop = FALSE]
 }
 
-# The call whose function name is the i-th token: its arguments and where it is.
+# The call whose function name is the i-th token: its expression id, its arguments and where it is.
 call_site <- function(parsed, i) {
   pd <- parsed$pd
   by_id <- function(id) pd[match(id, pd$id), , drop = FALSE]
   call_id <- by_id(by_id(parsed$tokens$parent[[i]])$parent)$id
-  list(args = call_arguments(pd, call_id), line = parsed$tokens$line1[[i]], col = parsed$tokens$col1[[i]])
+  list(
+    call = call_id, args = call_arguments(pd, call_id), line = parsed$tokens$line1[[i]], col = parsed$tokens$col1[[i]],
+    parsed = parsed
+  )
 }
 
 # The arguments of the call expression `call_id`: name (if any), the token of a literal value,

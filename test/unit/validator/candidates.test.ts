@@ -31,4 +31,10 @@ describe('candidate pre-scan', () => {
     const script = 'a = 1; f(b = system); x <<- "system"; y <- systems';
     expect(findCandidates(script, interest)).toEqual([2, 13, 24, 28]);
   });
+
+  it('flags names a test picks out, in every lexical form', () => {
+    const interest = mergeInterests([{ nameTest: (name) => name.startsWith('Ops.') }]);
+    expect(findCandidates('Ops.k <- 1; `Ops.j` <- 2; "Ops.i" <- 3; Opsx <- 4', interest)).toEqual([0, 12, 26]);
+    expect(mergeInterests([{ names: ['a'] }]).nameTest).toBeUndefined();
+  });
 });
