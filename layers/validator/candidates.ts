@@ -134,9 +134,10 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
   while (i < n) {
     const c = s.charCodeAt(i);
     if (c === 35) {
-      // Comment: to the end of the line.
-      const eol = s.indexOf('\n', i);
-      i = eol < 0 ? n : eol + 1;
+      // Comment: to the end of the line, which a CR alone ends too (tree-sitter and R agree).
+      let eol = i + 1;
+      while (eol < n && s.charCodeAt(eol) !== 10 && s.charCodeAt(eol) !== 13) eol += 1;
+      i = eol;
       continue;
     }
     if (c === 34 || c === 39) {
@@ -197,7 +198,7 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
     if (c === 37) {
       // %op%: one token up to the next % on the line.
       let j = i + 1;
-      while (j < n && s.charCodeAt(j) !== 37 && s.charCodeAt(j) !== 10) j += 1;
+      while (j < n && s.charCodeAt(j) !== 37 && s.charCodeAt(j) !== 10 && s.charCodeAt(j) !== 13) j += 1;
       const end = j < n && s.charCodeAt(j) === 37 ? j + 1 : j;
       if (interest.operators.has(s.slice(i, end))) out.push(i);
       i = end;

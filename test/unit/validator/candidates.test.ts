@@ -14,6 +14,8 @@ describe('candidate pre-scan', () => {
     ['a name after a non-ASCII character', 'é <- 1; system("id")'],
     ['a name after a zero-width space', 'x <- 1\n\u200bsystem("id")'],
     ['CR-only line endings', 'x <- 1\rsystem("id")\r'],
+    ['a comment ended by a CR alone', '# note\rsystem("id")'],
+    ['a custom operator cut by a CR', 'x %a\rsystem("id")'],
     ['a name right after a string', 'x <- paste("a",system("id"))'],
     ['a name right after a raw string', 'x <- c(r"(a)",system("id"))'],
     ['a hash inside a string', 'x <- "#"; system("id")'],
