@@ -41,6 +41,11 @@ export const SandboxRulesSchema = z.strictObject({
       operators: z.array(z.string().min(1)),
       columnFunctions: z.array(z.string().min(1)),
       functionValuedArguments: z.array(z.string().min(1)),
+      columnSets: z.strictObject({
+        why: z.string().min(1),
+        functions: z.array(z.string().min(1)),
+        arguments: z.array(z.string().min(1)),
+      }),
       scopeFunctions: z.array(z.string().min(1)),
     }),
     literalFunctionNames: z.strictObject({
@@ -52,7 +57,7 @@ export const SandboxRulesSchema = z.strictObject({
       refusedNames: z.array(z.string().min(1)),
     }),
     localBlocks: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
-    savedOptions: z.strictObject({ why: z.string().min(1) }),
+    savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
   }),
   variables: z.strictObject({
     maxCount: z.number().int().positive(),

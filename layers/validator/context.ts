@@ -67,11 +67,16 @@ export interface CompiledRules {
   /** Argument names that carry a function (the rules' list plus the higher-order ones). */
   readonly functionValuedArguments: ReadonlySet<string>;
   readonly scopeFunctions: ReadonlySet<string>;
+  /** relaxations.columnNames.columnSets: c() as a set of columns, and the arguments that select. */
+  readonly columnSetFunctions: ReadonlySet<string>;
+  readonly selectionArguments: ReadonlySet<string>;
   /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
   readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
   readonly refusedLiteralNames: ReadonlySet<string>;
   /** relaxations.localBlocks. */
   readonly localFunctions: ReadonlySet<string>;
+  /** relaxations.savedOptions: the functions whose saved list may be given back to them. */
+  readonly savedOptionsFunctions: ReadonlySet<string>;
 }
 
 export function compileRules(
@@ -111,9 +116,12 @@ export function compileRules(
     columnFunctions: new Set(relax.columnNames.columnFunctions),
     functionValuedArguments: new Set([...relax.columnNames.functionValuedArguments, ...rules.higherOrderFunctions.functionArgumentNames]),
     scopeFunctions: new Set(relax.columnNames.scopeFunctions),
+    columnSetFunctions: new Set(relax.columnNames.columnSets.functions),
+    selectionArguments: new Set(relax.columnNames.columnSets.arguments),
     literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
+    savedOptionsFunctions: new Set(relax.savedOptions.functions),
   };
 }
 

@@ -28,9 +28,10 @@ export function insideScope(visit: Visit, rules: CompiledRules): boolean {
 
 /**
  * How a forbidden name read as a value stands as data, or undefined: an operand of a column
- * operator (`source == "web"`, `-call`, `~ system`), or the whole value of an argument of a column
- * function not named for a function (`pivot_wider(names_from = system)`, `desc(url)`). Never a
- * string or a `pkg::` name, and never inside with()/within().
+ * operator (`source == "web"`, `-call`, `~ system`), the whole value of an argument of a column
+ * function not named for a function (`pivot_wider(names_from = system)`, `desc(url)`), or an
+ * element of a column set (`select = c(source, url)`). Never a string or a `pkg::` name, and
+ * never inside with()/within().
  */
 export function columnUse(visit: Visit, rules: CompiledRules): 'operand' | 'argument' | undefined {
   if (visit.type !== NodeKind.identifier) return undefined;
@@ -41,8 +42,22 @@ export function columnUse(visit: Visit, rules: CompiledRules): 'operand' | 'argu
   } else if (parent?.type === NodeKind.argument && visit.field === 'value' && !rules.functionValuedArguments.has(parent.argName)) {
     const call = visit.ancestor(3);
     if (call?.type === NodeKind.call && rules.columnFunctions.has(call.callee)) use = 'argument';
+    else if (call?.type === NodeKind.call && rules.columnSetFunctions.has(call.callee) && inSelection(visit, rules)) use = 'argument';
   }
   return use === undefined || insideScope(visit, rules) ? undefined : use;
+}
+
+/** Whether the call 3 levels up (`c(...)`) is the value of a selecting argument of a column function. */
+function inSelection(visit: Visit, rules: CompiledRules): boolean {
+  const argument = visit.ancestor(4);
+  const verb = visit.ancestor(6);
+  return (
+    argument?.type === NodeKind.argument &&
+    visit.ancestor(3)?.field === 'value' &&
+    rules.selectionArguments.has(argument.argName) &&
+    verb?.type === NodeKind.call &&
+    rules.columnFunctions.has(verb.callee)
+  );
 }
 
 /** Why the column use was withdrawn for this script (script-facts.ts), or undefined. */

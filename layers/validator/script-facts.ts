@@ -94,7 +94,8 @@ export class ScriptFacts implements ScriptFactsView {
    */
   redefinedColumnFunction(): string | undefined {
     if (this.columnFunctions === undefined) {
-      const names = [...this.rules.columnFunctions].flatMap((f) => [f, `${f}.function`, `${f}.default`]);
+      const functions = [...this.rules.columnFunctions, ...this.rules.columnSetFunctions];
+      const names = functions.flatMap((f) => [f, `${f}.function`, `${f}.default`]);
       const found = this.occurrences({ names }).find(({ node }) => DEFINING.has(nodeRole(node)));
       this.columnFunctions = found ? `the script defines \`${found.name}\`` : null;
     }
@@ -122,7 +123,7 @@ export class ScriptFacts implements ScriptFactsView {
         const assignment = node.parent!;
         if (assignment.type !== NodeKind.binaryOperator) return `\`${name}\` is also a loop variable`;
         const value = assignment.childForFieldName(fieldOf(assignment, node) === 'lhs' ? 'rhs' : 'lhs');
-        if (value?.type !== NodeKind.call || !this.rules.optionFunctions.has(calleeName(value) ?? '')) {
+        if (value?.type !== NodeKind.call || !this.rules.savedOptionsFunctions.has(calleeName(value) ?? '')) {
           return `\`${name}\` is also assigned something other than options(...)`;
         }
         saved = true;

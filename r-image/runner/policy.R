@@ -30,8 +30,11 @@ compile_policy <- function(rules, allowed_packages) {
     column_functions = strings(relax$columnNames$columnFunctions),
     function_valued_args = c(strings(relax$columnNames$functionValuedArguments), strings(hof$functionArgumentNames)),
     scope_functions = strings(relax$columnNames$scopeFunctions),
+    column_set_functions = strings(relax$columnNames$columnSets$functions),
+    selection_args = strings(relax$columnNames$columnSets$arguments),
     literal_functions = relax$literalFunctionNames$functions,
     refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
-    local_functions = strings(relax$localBlocks$functions)
+    local_functions = strings(relax$localBlocks$functions),
+    saved_options_functions = strings(relax$savedOptions$functions)
   )
 }

@@ -75,9 +75,23 @@ is_operand <- function(kids, at, policy) {
   binary || (nrow(kids) == 2L && at == 2L && operator(1L))
 }
 
-# The whole value of an argument of a column function, not named for a function.
+# The whole value of an argument, not named for a function, of a column function or of a column
+# set (`c(...)`) that is itself the value of a selecting argument of a column function.
 is_column_argument <- function(pd, container, kids, at, policy) {
-  if (at <= 2L || !(callee_of(pd, container) %in% policy$column_functions)) return(FALSE)
+  if (at <= 2L || !is_data_argument(kids, at, policy)) return(FALSE)
+  callee <- callee_of(pd, container)
+  if (callee %in% policy$column_functions) return(TRUE)
+  if (!(callee %in% policy$column_set_functions)) return(FALSE)
+  verb <- pd_row(pd, container)$parent
+  outer <- children_of(pd, verb)
+  k <- match(container, outer$id)
+  selecting <- !is.na(k) && k > 2L && outer$token[[k - 1L]] == "EQ_SUB" &&
+    strip_quotes(outer$text[[k - 2L]]) %in% policy$selection_args
+  selecting && callee_of(pd, verb) %in% policy$column_functions
+}
+
+# Whether the expression at position `at` of a call is an argument value not named for a function.
+is_data_argument <- function(kids, at, policy) {
   before <- kids$token[[at - 1L]]
   if (before == "EQ_SUB") return(!(strip_quotes(kids$text[[at - 2L]]) %in% policy$function_valued_args))
   before %in% c("'('", "','")
@@ -108,7 +122,7 @@ column_use_withdrawn <- function(parsed, use, policy) {
         vapply(values, function(v) any(startsWith(v, paste0(ops, ".")) & nchar(v) > nchar(ops) + 1L), NA)
       first_definition(parsed, names_at[values %in% ops | method], ops)
     } else {
-      fns <- policy$column_functions
+      fns <- c(policy$column_functions, policy$column_set_functions)
       first_definition(parsed, names_at[values %in% c(fns, paste0(fns, ".function"), paste0(fns, ".default"))])
     }
     assign(key, verdict, envir = parsed$memo)

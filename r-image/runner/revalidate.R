@@ -150,7 +150,7 @@ check_options_call <- function(name, site, policy, add) {
         add("OPTION_NOT_ALLOWED", sprintf("option '%s' may not be set", arg$name), arg$line, arg$col, arg$name)
       }
     } else if (!identical(arg$token, "STR_CONST")) {
-      problem <- saved_options_verdict(site, arg, policy)
+      problem <- saved_options_verdict(name, site, arg, policy)
       if (!is.null(problem)) add("OPTION_NOT_ALLOWED", problem, arg$line, arg$col, name)
     }
   }

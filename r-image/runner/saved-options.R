@@ -24,7 +24,7 @@ saved_options_problem <- function(parsed, name, policy) {
       if (pd_row(pd, parent)$token == "forcond") return(sprintf("`%s` is also a loop variable", name))
       kids <- children_of(pd, pd_row(pd, parent)$parent)
       value <- kids$id[[if (kids$id[[1L]] == parent) 3L else 1L]]
-      if (!(callee_of(pd, value) %in% policy$option_functions)) {
+      if (!(callee_of(pd, value) %in% policy$saved_options_functions)) {
         return(sprintf("`%s` is also assigned something other than options(...)", name))
       }
       saved <- TRUE
@@ -36,8 +36,8 @@ saved_options_problem <- function(parsed, name, policy) {
 }
 
 # options(op) for an unnamed, non-string argument: NULL when it restores a saved list, else why not.
-saved_options_verdict <- function(site, arg, policy) {
-  problem <- if (!identical(arg$token, "SYMBOL")) {
+saved_options_verdict <- function(name, site, arg, policy) {
+  problem <- if (!identical(arg$token, "SYMBOL") || !(name %in% policy$saved_options_functions)) {
     "an unnamed list is not allowed"
   } else if (inside_scope(site$parsed$pd, site$call, policy)) {
     "it is restored inside with()"

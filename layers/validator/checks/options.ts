@@ -6,7 +6,8 @@
  * values options() had before. options() used as a value is refused too.
  */
 import { NodeKind, functionValueName, literalName } from '../context.ts';
-import type { Check } from '../context.ts';
+import type { Node } from 'web-tree-sitter';
+import type { Check, Findings, Visit } from '../context.ts';
 import { decodeName } from '../r-strings.ts';
 import { insideScope } from '../relaxations.ts';
 
@@ -37,13 +38,11 @@ export const optionsCheck: Check = {
         }
         const value = arg.childForFieldName('value');
         if (!value || value.type === NodeKind.string) continue;
-        const saved = value.type === NodeKind.identifier ? decodeName(value.text) : undefined;
-        const problem = saved === undefined ? undefined : insideScope(visit, findings.rules) ? 'it is restored inside with(), whose list could rebind it' : findings.facts.savedOptionsProblem(saved);
-        if (saved !== undefined && problem === undefined) continue;
+        const problem = restoreProblem(fn, value, visit, findings);
+        if (problem === null) continue;
         findings.error(
           'OPTION_NOT_ALLOWED',
-          `Pass options by name, e.g. ${fn}(digits = 3), or restore saved ones with op <- ${fn}(digits = 3); ...; ${fn}(op); ` +
-            `${problem ? `here ${problem}` : `${fn}() with an unnamed list is not allowed`}.`,
+          `Pass options by name, e.g. ${fn}(digits = 3), or restore saved ones with op <- ${fn}(digits = 3); ...; ${fn}(op); here ${problem}.`,
           fn,
           value.startPosition,
         );
@@ -56,3 +55,10 @@ export const optionsCheck: Check = {
     findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.`, name);
   },
 };
+
+/** Why an unnamed, non-string argument of `fn` is not a saved list it may restore, or null when it is. */
+function restoreProblem(fn: string, value: Node, visit: Visit, findings: Findings): string | null {
+  if (value.type !== NodeKind.identifier || !findings.rules.savedOptionsFunctions.has(fn)) return `${fn}() with an unnamed list is not allowed`;
+  if (insideScope(visit, findings.rules)) return 'it is restored inside with(), whose list could rebind it';
+  return findings.facts.savedOptionsProblem(decodeName(value.text)) ?? null;
+}
