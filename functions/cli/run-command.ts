@@ -1,7 +1,7 @@
 /**
  * `jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]`: runs a script
  * through the execute handler with host R and prints the response JSON; exit 0 ok, 1 error or
- * rejected, 2 usage error. A `--var` value is JSON when it parses as JSON (number, boolean, array,
+ * rejected, 2 usage error; `--help` prints the usage. A `--var` value is JSON when it parses as JSON (number, boolean, array,
  * "quoted string"), else the literal string. `--data` binds a local CSV (`.gz`: gzip) as a dataframe.
  */
 import { stat } from 'node:fs/promises';
@@ -11,16 +11,29 @@ import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidExecuteEventError } from '../execute/event.ts';
 import { createExecuteHandler } from '../execute/handler.ts';
-import type { Command } from './command.ts';
+import { isHelp, type Command } from './command.ts';
 import { readScript } from './read-script.ts';
 
-const USAGE = 'usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]';
+export const USAGE = `usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]
+
+Runs an R script through the execute handler with host R and prints the response JSON;
+- reads the script from stdin.
+
+  --timeout N          the script's time limit in seconds (clamped to the configured range)
+  --var name=value     bind an R variable; the value is JSON when it parses as JSON
+                       (number, boolean, array, "quoted string"), else the literal text
+  --data name=path     bind a local CSV (.gz: gzip) as a data frame
+  -h, --help           this help
+
+exit status: 0 status ok, 1 status error or rejected, 2 usage error`;
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
 export interface RunArguments {
+  /** -h/--help was given: print the usage and run nothing. */
+  readonly help?: true;
   readonly source: string;
   readonly timeout: number | undefined;
   readonly variables: { name: string; value: unknown }[];
@@ -49,6 +62,7 @@ export function parseRunArguments(args: readonly string[]): RunArguments {
   const data: { name: string; path: string }[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
+    if (isHelp(arg)) return { help: true, source: '', timeout: undefined, variables: [], data: [] };
     if (arg === '--timeout') {
       const n = Number(args[++i]);
       if (!Number.isFinite(n)) throw new UsageError('--timeout needs a number of seconds');
@@ -76,6 +90,10 @@ const command: Command = async (args) => {
   let script: string;
   try {
     parsed = parseRunArguments(args);
+    if (parsed.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
     script = await readScript(parsed.source);
   } catch (error) {
     process.stderr.write(`jube-r run: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
