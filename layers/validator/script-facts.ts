@@ -12,10 +12,24 @@ import type { Interest } from './candidates.ts';
 import { NodeKind, calleeName, isAssignmentTarget, literalName, operatorOf, roleAt } from './context.ts';
 import type { CompiledRules, NameRole, ScriptFactsView } from './context.ts';
 
-/** The field `child` occupies in `parent`, if any. */
+/** The fields a name's role depends on, by the kind of its parent (see roleAt in context.ts). */
+const ROLE_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  [NodeKind.call]: ['function'],
+  [NodeKind.argument]: ['name', 'value'],
+  [NodeKind.parameter]: ['name'],
+  [NodeKind.extractOperator]: ['lhs', 'rhs'],
+  [NodeKind.namespaceOperator]: ['lhs', 'rhs'],
+  [NodeKind.binaryOperator]: ['lhs', 'rhs'],
+  [NodeKind.forStatement]: ['variable'],
+};
+
+/**
+ * The field `child` occupies in `parent`, among those a role depends on; null otherwise. Asked by
+ * field, never by walking the children: a program has thousands of top-level children.
+ */
 function fieldOf(parent: Node, child: Node): string | null {
-  for (let i = 0; i < parent.childCount; i += 1) {
-    if (parent.child(i)?.equals(child)) return parent.fieldNameForChild(i);
+  for (const field of ROLE_FIELDS[parent.type] ?? []) {
+    if (parent.childForFieldName(field)?.equals(child)) return field;
   }
   return null;
 }
@@ -24,7 +38,8 @@ function fieldOf(parent: Node, child: Node): string | null {
 export function nodeRole(node: Node): NameRole {
   const parent = node.parent;
   if (!parent) return 'reference';
-  const grandparent = parent.parent;
+  // Only a pkg::name needs to know where its parent stands (roleAt: is it called?).
+  const grandparent = parent.type === NodeKind.namespaceOperator ? parent.parent : null;
   return roleAt({
     field: fieldOf(parent, node),
     parent: { type: parent.type, op: operatorOf(parent), field: grandparent ? fieldOf(grandparent, parent) : null },
