@@ -1,15 +1,14 @@
 # The relaxations of the rules (sandbox-rules.json `relaxations`), on R's parse data: where a
 # forbidden name cannot reach a capability, the re-validation lets it stand exactly where the
 # TypeScript validator does (layers/validator/relaxations.ts, script-facts.ts), so the two agree on
-# every script. The runtime versions of the relaxed functions are in safe-calls.R.
-
-pd_row <- function(pd, id) pd[match(id, pd$id), , drop = FALSE]
+# every script. do.call(), match.fun() and local() are judged in literal-calls.R, options(op) in
+# saved-options.R; the runtime versions of the relaxed functions are in safe-calls.R.
 
 # The called name of the expression `id` if it is a call (f(...), `f`(...), pkg::f(...)), else "".
 callee_of <- function(pd, id) {
   kids <- children_of(pd, id)
   if (nrow(kids) < 2L || kids$token[[1L]] != "expr" || kids$token[[2L]] != "'('") return("")
-  head <- pd[pd$parent == kids$id[[1L]], , drop = FALSE]
+  head <- children_of(pd, kids$id[[1L]])
   fn <- head$text[head$token == "SYMBOL_FUNCTION_CALL"]
   if (length(fn) == 1L) strip_quotes(fn) else ""
 }
@@ -26,6 +25,17 @@ assigned_side <- function(pd, id) {
 token_value <- function(parsed, i) {
   text <- parsed$tokens$text[[i]]
   if (parsed$tokens$token[[i]] == "STR_CONST") string_value(text) else strip_quotes(text)
+}
+
+# token_value() of every token, computed once per script.
+token_values <- function(parsed) {
+  if (is.null(parsed$memo$values)) {
+    values <- strip_quotes(parsed$tokens$text)
+    strings <- which(parsed$tokens$token == "STR_CONST")
+    values[strings] <- vapply(parsed$tokens$text[strings], string_value, "", USE.NAMES = FALSE)
+    parsed$memo$values <- values
+  }
+  parsed$memo$values
 }
 
 # How the i-th token's name is used (nameRole in layers/validator/context.ts).
@@ -102,7 +112,7 @@ is_data_argument <- function(kids, at, policy) {
 first_definition <- function(parsed, at, argument_names = character()) {
   for (i in at) {
     role <- token_role(parsed, i)
-    value <- token_value(parsed, i)
+    value <- token_values(parsed)[[i]]
     if (role %in% c("binding", "parameter") || (role == "argument-name" && value %in% argument_names)) {
       return(sprintf("the script defines `%s`", value))
     }
@@ -115,7 +125,7 @@ column_use_withdrawn <- function(parsed, use, policy) {
   key <- paste0("withdrawn_", use)
   if (!exists(key, envir = parsed$memo, inherits = FALSE)) {
     names_at <- which(parsed$tokens$token %in% c("SYMBOL", "STR_CONST", "SYMBOL_FORMALS", "SYMBOL_SUB"))
-    values <- vapply(names_at, function(i) token_value(parsed, i), "")
+    values <- token_values(parsed)[names_at]
     ops <- policy$column_operators
     verdict <- if (use == "operand") {
       method <- startsWith(values, "Ops.") |
@@ -130,51 +140,6 @@ column_use_withdrawn <- function(parsed, use, policy) {
   get(key, envir = parsed$memo, inherits = FALSE)
 }
 
-# Whether the call expression `id` is the right-hand side of a pipe (|> or %op%).
-piped_call <- function(pd, id) {
-  kids <- children_of(pd, pd_row(pd, id)$parent)
-  nrow(kids) == 3L && kids$id[[3L]] == id && (kids$token[[2L]] == "PIPE" || kids$token[[2L]] == "SPECIAL")
-}
-
-is_dots <- function(arg) identical(arg$token, "SYMBOL") && grepl("^[.][.]([.]|[0-9]+)$", arg$text)
-
-# Why a call of do.call()/match.fun() does not name its function literally, or NULL (literalCallProblem).
-literal_call_problem <- function(name, site, policy) {
-  spec <- policy$literal_functions[[name]]
-  allowed <- c(spec$argument, unlist(spec$otherArguments))
-  args <- site$args
-  named <- Filter(function(a) !is.null(a$name), args)
-  positional <- Filter(function(a) is.null(a$name), args)
-  takes_only <- sprintf("%s() takes only %s", name, toString(allowed))
-  if (piped_call(site$parsed$pd, site$call)) return(sprintf("a pipe would hand %s() its function", name))
-  if (any(vapply(args, is_dots, NA))) return(sprintf("%s() must be given its arguments explicitly", name))
-  if (!all(vapply(named, function(a) a$name %in% allowed, NA))) return(takes_only)
-  if (length(positional) > length(allowed) - length(named)) return(takes_only)
-  what <- Find(function(a) identical(a$name, spec$argument), args)
-  if (is.null(what) && length(positional) > 0L) what <- positional[[1L]]
-  literal_name_problem(name, what, policy)
-}
-
-# Why the argument `what` does not name a function do.call()/match.fun() may call, or NULL.
-literal_name_problem <- function(name, what, policy) {
-  if (is.null(what) || !(what$token %in% c("SYMBOL", "STR_CONST")) || is_dots(what)) {
-    return(sprintf("%s() must name its function literally", name))
-  }
-  value <- if (what$token == "STR_CONST") string_value(what$text) else strip_quotes(what$text)
-  refused <- c(policy$loaders, policy$option_functions, policy$hof_names, policy$refused_literal_names)
-  if (make.names(value) != value) return(sprintf("%s() must name an ordinary function, not `%s`", name, value))
-  if (value %in% policy$forbidden) return(sprintf("`%s` is forbidden", value))
-  if (value %in% refused) return(sprintf("call %s() directly", value))
-  NULL
-}
-
-local_call_problem <- function(name, site) {
-  args <- site$args
-  ok <- !piped_call(site$parsed$pd, site$call) && length(args) == 1L && !is_dots(args[[1L]]) &&
-    (is.null(args[[1L]]$name) || identical(args[[1L]]$name, "expr"))
-  if (ok) NULL else sprintf("only %s({ ... }) with its one block is allowed", name)
-}
-
 # For the forbidden name at token i: TRUE when a relaxation allows it, NULL when none applies, or
 # the message saying why the relaxation refused it.
 relaxation_verdict <- function(parsed, i, name, policy) {
@@ -183,16 +148,4 @@ relaxation_verdict <- function(parsed, i, name, policy) {
   if (is.null(use)) return(NULL)
   withdrawn <- column_use_withdrawn(parsed, use, policy)
   if (is.null(withdrawn)) TRUE else sprintf("'%s' would be allowed as a column here, but %s", name, withdrawn)
-}
-
-relaxed_call_verdict <- function(parsed, i, name, policy) {
-  if (!(name %in% c(names(policy$literal_functions), policy$local_functions))) return(NULL)
-  if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT")) return(sprintf("write %s() without pkg::", name))
-  site <- call_site(parsed, i)
-  problem <- if (name %in% policy$local_functions) {
-    local_call_problem(name, site)
-  } else {
-    literal_call_problem(name, site, policy)
-  }
-  if (is.null(problem)) TRUE else sprintf("'%s' is allowed only in its plain form: %s", name, problem)
 }

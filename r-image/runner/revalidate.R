@@ -125,8 +125,8 @@ check_string_as_name <- function(parsed, i, policy, add) {
 string_passed_as_function <- function(parsed, i, policy) {
   pd <- parsed$pd
   resolvers <- c(policy$hof_names, names(policy$literal_functions))
-  wrapper <- pd[match(parsed$tokens$parent[[i]], pd$id), , drop = FALSE]
-  call <- pd[match(wrapper$parent, pd$id), , drop = FALSE]
+  wrapper <- pd_row(pd, parsed$tokens$parent[[i]])
+  call <- pd_row(pd, wrapper$parent)
   if (nrow(call) != 1L || is.na(call$id)) return(FALSE)
   kids <- children_of(pd, call$id)
   if (nrow(kids) == 3L && kids$id[[1L]] == wrapper$id && kids$token[[2L]] %in% c("PIPE", "SPECIAL")) {

@@ -14,8 +14,8 @@ local({
   here <- dirname(normalizePath(sub("^--file=", "", file_arg)))
   runner <- new.env(parent = baseenv())
   parts <- c(
-    "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "saved-options.R", "revalidate-packages.R",
-    "revalidate.R", "mask.R", "safe-calls.R", "harden.R", "inputs.R", "evaluate.R", "main.R"
+    "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "literal-calls.R", "saved-options.R",
+    "revalidate-packages.R", "revalidate.R", "mask.R", "safe-calls.R", "harden.R", "inputs.R", "evaluate.R", "main.R"
   )
   for (part in parts) {
     for (expr in parse(file.path(here, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)

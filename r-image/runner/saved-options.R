@@ -11,12 +11,20 @@ inside_target <- function(pd, id) {
   FALSE
 }
 
-# Why options(name) does not restore a saved options list, or NULL (savedOptionsProblem).
+# Why options(name) does not restore a saved options list, or NULL (savedOptionsProblem), once per name.
 saved_options_problem <- function(parsed, name, policy) {
+  key <- paste0("saved_options:", name)
+  if (!exists(key, envir = parsed$memo, inherits = FALSE)) {
+    assign(key, judge_saved_options(parsed, name, policy), envir = parsed$memo)
+  }
+  get(key, envir = parsed$memo, inherits = FALSE)
+}
+
+judge_saved_options <- function(parsed, name, policy) {
   pd <- parsed$pd
-  at <- which(parsed$tokens$token %in% c("SYMBOL", "STR_CONST", "SYMBOL_FORMALS"))
+  at <- which(parsed$tokens$token %in% c("SYMBOL", "STR_CONST", "SYMBOL_FORMALS") & token_values(parsed) == name)
   saved <- FALSE
-  for (i in at[vapply(at, function(i) token_value(parsed, i), "") == name]) {
+  for (i in at) {
     role <- token_role(parsed, i)
     parent <- parsed$tokens$parent[[i]]
     if (role == "parameter") return(sprintf("`%s` is also a function parameter", name))
