@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { createJubeRClient, JubeRApiError, JubeRTimeoutError, ROUTES, type JubeRClient, type RouteName } from '../client/jube-r-client.ts';
 import type { Credentials } from '../client/sigv4.ts';
-import type { Command } from './command.ts';
+import { isHelp, type Command } from './command.ts';
 import { readScript } from './read-script.ts';
 import { parseRunArguments, UsageError } from './script-arguments.ts';
 
@@ -99,6 +99,10 @@ async function send(client: JubeRClient, call: CallArguments): Promise<{ answer:
 }
 
 const command: Command = async (args) => {
+  if (args.some((arg) => isHelp(arg))) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   let call: CallArguments;
   let client: JubeRClient;
   try {

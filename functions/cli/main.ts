@@ -2,12 +2,14 @@
  * `jube-r <command>`: the command line over the same handlers the service runs, and a caller of a
  * deployed API. Exit codes: 0 success, 1 the script was invalid or failed, 2 usage error, 3 (call)
  * the API answered an error or did not answer.
+ * `jube-r --help` (or `-h`, or `help`) prints the commands; `jube-r <command> --help` and
+ * `jube-r help <command>` print that command's usage.
  */
-import type { Command } from './command.ts';
+import { isHelp, type Command } from './command.ts';
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   validate: {
-    summary: 'validate FILE|-            print the validation JSON (exit 0 valid, 1 invalid)',
+    summary: 'validate [--format json|text] FILE|-   check a script; exit 0 valid, 1 invalid',
     load: async () => (await import('./validate-command.ts')).default,
   },
   run: {
@@ -29,13 +31,22 @@ export const USAGE = `usage: jube-r <command> [options]
 commands:
 ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
-  .join('\n')}`;
+  .join('\n')}
+
+jube-r <command> --help prints a command's options.
+exit status: 0 success, 1 the script was invalid or failed, 2 usage error, 3 (call) the API answered an error`;
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (isHelp(name) || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    if (topic !== undefined && COMMANDS[topic]) return (await COMMANDS[topic].load())(['--help']);
+    process.stdout.write(`${USAGE}\n`);
+    return topic === undefined ? 0 : 2;
+  }
   const command = name === undefined ? undefined : COMMANDS[name];
   if (!command) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(`${name === undefined ? '' : `jube-r: unknown command ${name}\n`}${USAGE}\n`);
     return 2;
   }
   return (await command.load())(rest);

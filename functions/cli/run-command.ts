@@ -1,7 +1,7 @@
 /**
  * `jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]`: runs a script
  * through the execute handler with host R and prints the response JSON; exit 0 ok, 1 error or
- * rejected, 2 usage error. A `--var` value is JSON when it parses as JSON (number, boolean, array,
+ * rejected, 2 usage error; `--help` prints the usage. A `--var` value is JSON when it parses as JSON (number, boolean, array,
  * "quoted string"), else the literal string. `--data` binds a local CSV (`.gz`: gzip) as a dataframe.
  */
 import { stat } from 'node:fs/promises';
@@ -15,13 +15,28 @@ import type { Command } from './command.ts';
 import { readScript } from './read-script.ts';
 import { parseRunArguments, type RunArguments } from './script-arguments.ts';
 
-const USAGE = 'usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]';
+export const USAGE = `usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]
+
+Runs an R script through the execute handler with host R and prints the response JSON;
+- reads the script from stdin.
+
+  --timeout N          the script's time limit in seconds (clamped to the configured range)
+  --var name=value     bind an R variable; the value is JSON when it parses as JSON
+                       (number, boolean, array, "quoted string"), else the literal text
+  --data name=path     bind a local CSV (.gz: gzip) as a data frame
+  -h, --help           this help
+
+exit status: 0 status ok, 1 status error or rejected, 2 usage error`;
 
 const command: Command = async (args) => {
   let parsed: RunArguments;
   let script: string;
   try {
     parsed = parseRunArguments(args);
+    if (parsed.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
     script = await readScript(parsed.source);
   } catch (error) {
     process.stderr.write(`jube-r run: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);

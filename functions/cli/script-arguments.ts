@@ -5,11 +5,15 @@
  * `--data` value is a local CSV path for `run` and a data pointer for `call`.
  */
 
+import { isHelp } from './command.ts';
+
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
 export interface RunArguments {
+  /** -h/--help was given: print the usage and run nothing. */
+  readonly help?: true;
   readonly source: string;
   readonly timeout: number | undefined;
   readonly variables: { name: string; value: unknown }[];
@@ -38,6 +42,7 @@ export function parseRunArguments(args: readonly string[]): RunArguments {
   const data: { name: string; path: string }[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
+    if (isHelp(arg)) return { help: true, source: '', timeout: undefined, variables: [], data: [] };
     if (arg === '--timeout') {
       const n = Number(args[++i]);
       if (!Number.isFinite(n)) throw new UsageError('--timeout needs a number of seconds');

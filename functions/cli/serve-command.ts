@@ -5,7 +5,7 @@
  */
 import { ConfigError } from '../../layers/config/service-config.ts';
 import { startLocalStack } from '../local/stack.ts';
-import type { Command } from './command.ts';
+import { isHelp, type Command } from './command.ts';
 
 function port(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
   const raw = env[key];
@@ -20,9 +20,21 @@ function port(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
 export const curlExample = (url: string): string =>
   `curl -s -X POST ${url}/execute -H 'Content-Type: application/json' -d '{"script":"x <- c(1, 2, 3)\\nprint(mean(x))"}'`;
 
+export const USAGE = `usage: jube-r serve
+
+Serves GET /health, GET /packages, POST /validate and POST /execute on JUBE_R_HOST:JUBE_R_PORT
+(default 127.0.0.1:8080) through the real handlers, with host R; Ctrl-C stops it and every R
+process it started. Configure it with JUBE_R_HOST, JUBE_R_PORT and the other JUBE_R_* variables.
+
+  -h, --help   this help`;
+
 const command: Command = async (args) => {
+  if (args.length === 1 && isHelp(args[0])) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   if (args.length > 0) {
-    process.stderr.write('usage: jube-r serve   (configure with JUBE_R_HOST, JUBE_R_PORT and the other JUBE_R_* variables)\n');
+    process.stderr.write(`${USAGE}\n`);
     return 2;
   }
   const env = process.env;

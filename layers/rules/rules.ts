@@ -34,6 +34,31 @@ export const SandboxRulesSchema = z.strictObject({
     names: z.array(z.string().min(1)),
     functionArgumentNames: z.array(z.string().min(1)),
   }),
+  relaxations: z.strictObject({
+    why: z.string().min(1),
+    columnNames: z.strictObject({
+      why: z.string().min(1),
+      operators: z.array(z.string().min(1)),
+      columnFunctions: z.array(z.string().min(1)),
+      functionValuedArguments: z.array(z.string().min(1)),
+      columnSets: z.strictObject({
+        why: z.string().min(1),
+        functions: z.array(z.string().min(1)),
+        arguments: z.array(z.string().min(1)),
+      }),
+      scopeFunctions: z.array(z.string().min(1)),
+    }),
+    literalFunctionNames: z.strictObject({
+      why: z.string().min(1),
+      functions: z.record(
+        z.string().min(1),
+        z.strictObject({ argument: z.string().min(1), otherArguments: z.array(z.string().min(1)) }),
+      ),
+      refusedNames: z.array(z.string().min(1)),
+    }),
+    localBlocks: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+  }),
   variables: z.strictObject({
     maxCount: z.number().int().positive(),
     maxArrayLength: z.number().int().positive(),

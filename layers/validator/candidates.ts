@@ -19,6 +19,8 @@ export interface Interest {
   readonly operatorsAfterOne?: Iterable<string>;
   /** A string value worth a look although not in `names`. */
   readonly strings?: (value: string) => boolean;
+  /** Any name (identifier, backquoted name or string) worth a look although not in `names`. */
+  readonly nameTest?: (name: string) => boolean;
 }
 
 /** The union of every check's interest, as sets for the scan. */
@@ -30,6 +32,8 @@ export interface CandidateInterest {
   readonly topLevelOperators: ReadonlySet<string>;
   readonly operatorsAfterOne: ReadonlySet<string>;
   readonly stringTest: (value: string) => boolean;
+  /** Absent when no interest has one, so the scan slices no identifier it need not. */
+  readonly nameTest: ((name: string) => boolean) | undefined;
 }
 
 export function mergeInterests(interests: readonly Interest[]): CandidateInterest {
@@ -38,12 +42,14 @@ export function mergeInterests(interests: readonly Interest[]): CandidateInteres
   const topLevelOperators = new Set<string>();
   const operatorsAfterOne = new Set<string>();
   const tests: ((value: string) => boolean)[] = [];
+  const nameTests: ((name: string) => boolean)[] = [];
   for (const interest of interests) {
     for (const name of interest.names ?? []) names.add(name);
     for (const op of interest.operators ?? []) operators.add(op);
     for (const op of interest.topLevelOperators ?? []) topLevelOperators.add(op);
     for (const op of interest.operatorsAfterOne ?? []) operatorsAfterOne.add(op);
     if (interest.strings) tests.push(interest.strings);
+    if (interest.nameTest) nameTests.push(interest.nameTest);
   }
   let maxNameLength = 0;
   for (const name of names) maxNameLength = Math.max(maxNameLength, name.length);
@@ -54,6 +60,7 @@ export function mergeInterests(interests: readonly Interest[]): CandidateInteres
     topLevelOperators,
     operatorsAfterOne,
     stringTest: (value) => tests.some((test) => test(value)),
+    nameTest: nameTests.length === 0 ? undefined : (name) => nameTests.some((test) => test(name)),
   };
 }
 
@@ -127,21 +134,23 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
   while (i < n) {
     const c = s.charCodeAt(i);
     if (c === 35) {
-      // Comment: to the end of the line.
-      const eol = s.indexOf('\n', i);
-      i = eol < 0 ? n : eol + 1;
+      // Comment: to the end of the line, which a CR alone ends too (tree-sitter and R agree).
+      let eol = i + 1;
+      while (eol < n && s.charCodeAt(eol) !== 10 && s.charCodeAt(eol) !== 13) eol += 1;
+      i = eol;
       continue;
     }
     if (c === 34 || c === 39) {
       const end = endOfQuoted(s, i, c);
       const value = decodeStringLiteral(s.slice(i, end));
-      if (interest.names.has(value) || interest.stringTest(value)) out.push(i);
+      if (interest.names.has(value) || interest.stringTest(value) || interest.nameTest?.(value)) out.push(i);
       i = end;
       continue;
     }
     if (c === 96) {
       const end = endOfQuoted(s, i, c);
-      if (interest.names.has(decodeName(s.slice(i, end)))) out.push(i);
+      const name = decodeName(s.slice(i, end));
+      if (interest.names.has(name) || interest.nameTest?.(name)) out.push(i);
       i = end;
       continue;
     }
@@ -154,7 +163,7 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
       if (b === 40 || b === 91 || b === 123) {
         const end = endOfRaw(s, open, open - i - 2, quote);
         const value = decodeStringLiteral(s.slice(i, end));
-        if (interest.names.has(value) || interest.stringTest(value)) out.push(i);
+        if (interest.names.has(value) || interest.stringTest(value) || interest.nameTest?.(value)) out.push(i);
         i = end;
         continue;
       }
@@ -167,7 +176,7 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
         i = endOfNumber(s, i);
         continue;
       }
-      if (j - i <= interest.maxNameLength && interest.names.has(s.slice(i, j))) out.push(i);
+      if ((j - i <= interest.maxNameLength && interest.names.has(s.slice(i, j))) || interest.nameTest?.(s.slice(i, j))) out.push(i);
       i = j;
       continue;
     }
@@ -189,7 +198,7 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
     if (c === 37) {
       // %op%: one token up to the next % on the line.
       let j = i + 1;
-      while (j < n && s.charCodeAt(j) !== 37 && s.charCodeAt(j) !== 10) j += 1;
+      while (j < n && s.charCodeAt(j) !== 37 && s.charCodeAt(j) !== 10 && s.charCodeAt(j) !== 13) j += 1;
       const end = j < n && s.charCodeAt(j) === 37 ? j + 1 : j;
       if (interest.operators.has(s.slice(i, end))) out.push(i);
       i = end;

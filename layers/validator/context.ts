@@ -31,6 +31,16 @@ export const NodeKind = {
 } as const;
 export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
 
+/** The node kind of most `%op%` operators (`%in%` and `%o%` have their own). */
+export const SPECIAL = 'special';
+
+/** An operator node's operator as written (`<-`, `==`, `%>%`), or ''. */
+export function operatorOf(node: Node): string {
+  const op = node.childForFieldName('operator');
+  if (!op) return '';
+  return op.type === SPECIAL ? op.text : op.type;
+}
+
 /** The rules as sets and maps, built once per validator. */
 export interface CompiledRules {
   readonly forbidden: ReadonlyMap<string, string>;
@@ -51,6 +61,22 @@ export interface CompiledRules {
   readonly forbiddenClassSuffixes: ReadonlySet<string>;
   /** Every X such that the replacement function `X<-` is forbidden (`body(f) <- v`). */
   readonly forbiddenReplacementBases: ReadonlySet<string>;
+  /** relaxations.columnNames: operators whose operands, and functions whose arguments, are data. */
+  readonly columnOperators: ReadonlySet<string>;
+  readonly columnFunctions: ReadonlySet<string>;
+  /** Argument names that carry a function (the rules' list plus the higher-order ones). */
+  readonly functionValuedArguments: ReadonlySet<string>;
+  readonly scopeFunctions: ReadonlySet<string>;
+  /** relaxations.columnNames.columnSets: c() as a set of columns, and the arguments that select. */
+  readonly columnSetFunctions: ReadonlySet<string>;
+  readonly selectionArguments: ReadonlySet<string>;
+  /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
+  readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
+  readonly refusedLiteralNames: ReadonlySet<string>;
+  /** relaxations.localBlocks. */
+  readonly localFunctions: ReadonlySet<string>;
+  /** relaxations.savedOptions: the functions whose saved list may be given back to them. */
+  readonly savedOptionsFunctions: ReadonlySet<string>;
 }
 
 export function compileRules(
@@ -59,6 +85,7 @@ export function compileRules(
   installed: ReadonlySet<string>,
 ): CompiledRules {
   const forbidden = forbiddenSymbolIndex(rules);
+  const relax = rules.relaxations;
   const prefixes = new Set<string>();
   const replacementBases = new Set<string>();
   const suffixes = new Set<string>();
@@ -85,6 +112,16 @@ export function compileRules(
     forbiddenGenericPrefixes: prefixes,
     forbiddenClassSuffixes: suffixes,
     forbiddenReplacementBases: replacementBases,
+    columnOperators: new Set(relax.columnNames.operators),
+    columnFunctions: new Set(relax.columnNames.columnFunctions),
+    functionValuedArguments: new Set([...relax.columnNames.functionValuedArguments, ...rules.higherOrderFunctions.functionArgumentNames]),
+    scopeFunctions: new Set(relax.columnNames.scopeFunctions),
+    columnSetFunctions: new Set(relax.columnNames.columnSets.functions),
+    selectionArguments: new Set(relax.columnNames.columnSets.arguments),
+    literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
+    refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
+    localFunctions: new Set(relax.localBlocks.functions),
+    savedOptionsFunctions: new Set(relax.savedOptions.functions),
   };
 }
 
@@ -135,8 +172,20 @@ export interface Visit {
   node(): Node;
 }
 
+/** What the whole script does that a relaxation depends on (implemented by script-facts.ts). */
+export interface ScriptFactsView {
+  /** Why operands of the column operators are not relaxed in this script, or undefined. */
+  redefinedOperator(): string | undefined;
+  /** Why arguments of the column functions are not relaxed in this script, or undefined. */
+  redefinedColumnFunction(): string | undefined;
+  /** Why `options(name)` does not restore a saved options list, or undefined. */
+  savedOptionsProblem(name: string): string | undefined;
+}
+
 export interface Findings {
   readonly rules: CompiledRules;
+  /** Facts about the whole script, computed on first use. */
+  readonly facts: ScriptFactsView;
   error(code: ValidationErrorCode, message: string, symbol?: string, at?: Point): void;
   lint(message: string, at?: Point): void;
 }
@@ -175,10 +224,15 @@ export const isAssignmentTarget = (op: string, field: string | null): boolean =>
  */
 export type NameRole = 'call' | 'reference' | 'binding' | 'argument-name' | 'parameter' | 'field' | 'package';
 
-export function nameRole(visit: Visit): NameRole {
-  const parent = visit.ancestor(1);
+/** Where a name stands, as far as its role depends on it: its field, its parent and the grandparent's kind. */
+export interface NamePlace {
+  readonly field: string | null;
+  readonly parent: Pick<Frame, 'type' | 'op' | 'field'> | undefined;
+  readonly grandparentType: string | undefined;
+}
+
+export function roleAt({ field, parent, grandparentType }: NamePlace): NameRole {
   if (!parent) return 'reference';
-  const field = visit.field;
   switch (parent.type) {
     case NodeKind.call:
       return field === 'function' ? 'call' : 'reference';
@@ -190,7 +244,7 @@ export function nameRole(visit: Visit): NameRole {
       return field === 'rhs' ? 'field' : 'reference';
     case NodeKind.namespaceOperator:
       if (field === 'lhs') return 'package';
-      return parent.field === 'function' && visit.ancestor(2)?.type === NodeKind.call ? 'call' : 'reference';
+      return parent.field === 'function' && grandparentType === NodeKind.call ? 'call' : 'reference';
     case NodeKind.binaryOperator:
       return isAssignmentTarget(parent.op, field) ? 'binding' : 'reference';
     case NodeKind.forStatement:
@@ -200,19 +254,36 @@ export function nameRole(visit: Visit): NameRole {
   }
 }
 
+export const nameRole = (visit: Visit): NameRole =>
+  roleAt({ field: visit.field, parent: visit.ancestor(1), grandparentType: visit.ancestor(2)?.type });
+
 /**
  * Whether a string literal stands where R expects a function and would resolve it by name:
- * the function of a call (`"system"(...)`), an argument of a higher-order function
- * (`sapply(x, "system")`, `purrr::map(x, "system")`), or a function-valued argument (`FUN = "system"`).
+ * the function of a call (`"system"(...)`), an argument of a higher-order function or of
+ * do.call()/match.fun() (`sapply(x, "system")`, `purrr::map(x, "system")`, `do.call("system", a)`),
+ * also when piped into one, or a function-valued argument (`FUN = "system"`).
  */
 export function stringNamesFunction(visit: Visit, rules: CompiledRules): boolean {
   const parent = visit.ancestor(1);
   if (!parent) return false;
   if (parent.type === NodeKind.call) return visit.field === 'function';
+  const resolves = (callee: string): boolean => rules.higherOrder.has(callee) || rules.literalNameFunctions.has(callee);
+  if (parent.type === NodeKind.binaryOperator && visit.field === 'lhs' && (parent.op === '|>' || parent.op.startsWith('%'))) {
+    // `"system" |> sapply(X = 1)`: the pipe makes the string an argument of the call on its right.
+    const rhs = visit.node().parent?.childForFieldName('rhs');
+    return rhs?.type === NodeKind.call && resolves(calleeName(rhs) ?? '');
+  }
   if (parent.type !== NodeKind.argument || visit.field !== 'value') return false;
   if (rules.functionArgumentNames.has(parent.argName)) return true;
   const call = visit.ancestor(3);
-  return call?.type === NodeKind.call && rules.higherOrder.has(call.callee);
+  return call?.type === NodeKind.call && resolves(call.callee);
+}
+
+/** The called name of a call node (plain, backquoted, a string or pkg::name), or undefined. */
+export function calleeName(call: Node): string | undefined {
+  const fn = call.childForFieldName('function');
+  if (fn?.type === NodeKind.namespaceOperator) return literalName(fn.childForFieldName('rhs'));
+  return literalName(fn);
 }
 
 /** A name written literally: an identifier (maybe backquoted) or a string, decoded; else undefined. */

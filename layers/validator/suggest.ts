@@ -1,16 +1,20 @@
 /** "Did you mean": the closest candidate by edit distance (case-insensitive), if close enough. */
 export function closest(name: string, candidates: readonly string[], maxDistance = 3): string | undefined {
+  return nearest(name, candidates, 1, maxDistance)[0];
+}
+
+/**
+ * The `count` candidates nearest to `name` by edit distance, case-insensitive, within `maxDistance`
+ * (a candidate equal but for case is at distance 0): nearest first, ties in code-unit order.
+ */
+export function nearest(name: string, candidates: readonly string[], count: number, maxDistance = 3): string[] {
   const target = name.toLowerCase();
-  let best: string | undefined;
-  let bestDistance = maxDistance + 1;
-  for (const candidate of candidates) {
-    const d = distance(target, candidate.toLowerCase(), bestDistance);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
+  return candidates
+    .map((candidate) => ({ candidate, d: distance(target, candidate.toLowerCase(), maxDistance + 1) }))
+    .filter(({ d }) => d <= maxDistance)
+    .sort((a, b) => a.d - b.d || (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0))
+    .slice(0, count)
+    .map(({ candidate }) => candidate);
 }
 
 /** Levenshtein distance, giving up (returning `cap`) once it cannot be below `cap`. */

@@ -19,6 +19,7 @@ import { CHECKS } from './checks/index.ts';
 import { compileRules } from './context.ts';
 import type { CompiledRules, Findings } from './context.ts';
 import { LINT_RULES } from './lint/index.ts';
+import { ScriptFacts } from './script-facts.ts';
 import { checkShape } from './shape.ts';
 import { syntaxErrors } from './syntax.ts';
 import { findCandidates, mergeInterests } from './candidates.ts';
@@ -81,6 +82,7 @@ class Collector implements Findings {
 
   constructor(
     readonly rules: CompiledRules,
+    readonly facts: ScriptFacts,
     private readonly max: number,
   ) {}
 
@@ -143,7 +145,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
       }
       try {
         if (tree.rootNode.hasError) return finish(start, syntaxErrors(tree, MAX_SYNTAX_ERRORS), []);
-        const collector = new Collector(compiled, maxFindings);
+        const collector = new Collector(compiled, new ScriptFacts(tree, script, compiled), maxFindings);
         const walkOptions = {
           dispatch,
           findings: collector,

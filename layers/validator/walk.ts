@@ -11,7 +11,7 @@
  *   per node than scanning text in JS, and almost every node of a real script is uninteresting.
  */
 import type { Node, Point, Tree, TreeCursor } from 'web-tree-sitter';
-import { NodeKind, isAssignmentTarget, newFrame } from './context.ts';
+import { NodeKind, SPECIAL, isAssignmentTarget, newFrame } from './context.ts';
 import type { Findings, Frame, Visit } from './context.ts';
 import { decodeName, decodeStringLiteral } from './r-strings.ts';
 
@@ -230,7 +230,8 @@ class Walk implements Visit {
     do {
       const field = cursor.currentFieldName;
       if (field === 'operator') {
-        frame.op = cursor.nodeType;
+        // `%>%`, `%%` and other specials share the node kind 'special'; their text tells them apart.
+        frame.op = cursor.nodeType === SPECIAL ? cursor.nodeText : cursor.nodeType;
         if (!namespace) break;
       } else if (namespace && field === 'lhs') frame.calleePackage = slotName(cursor);
       else if (namespace && field === 'rhs') frame.nsName = slotName(cursor);

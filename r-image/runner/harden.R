@@ -119,6 +119,7 @@ harden_runtime <- function(policy) {
   pdf <- guarded_copy(get("pdf", envir = asNamespace("grDevices")), check_device_file, "file")
   for (env in package_envs("grDevices")) rebind(env, "pdf", pdf)
   rebind_stats_method("formula.character", formula_guard(policy), "x")
+  harden_reformulate(policy)
 }
 
 # An S3 method of stats, rebound where dispatch finds it (the namespace and its methods table):

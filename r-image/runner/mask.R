@@ -140,5 +140,8 @@ make_mask <- function(policy) {
     safe <- safe_replacements[[name]]
     if (safe$pkg %in% policy$allowed_packages) assign(name, safe$fun, envir = mask)
   }
+  # The relaxed functions (safe-calls.R) replace their stubs: do.call, match.fun, local, options.
+  relaxed <- relaxed_replacements(policy)
+  for (name in names(relaxed)) assign(name, relaxed[[name]], envir = mask)
   guard_mask(mask, policy)
 }

@@ -22,27 +22,58 @@ parse_script <- function(script_path) {
   exprs <- tryCatch(parse(script_path, keep.source = TRUE, encoding = "UTF-8"), error = function(e) e)
   if (inherits(exprs, "error")) return(list(error = exprs))
   pd <- utils::getParseData(exprs, includeText = TRUE)
-  if (is.null(pd)) pd <- data.frame(token = character(), text = character(), terminal = logical())
+  if (is.null(pd)) {
+    pd <- data.frame(id = integer(), parent = integer(), token = character(), text = character(), terminal = logical())
+  }
+  pd <- index_parse_data(pd)
   tokens <- pd[pd$terminal, , drop = FALSE]
   tokens <- tokens[order(tokens$line1, tokens$col1), , drop = FALSE]
   list(
     exprs = exprs, pd = pd, tokens = tokens,
     previous_token = c("", tokens$token[-nrow(tokens)]),
-    next_token = c(tokens$token[-1L], "")
+    next_token = c(tokens$token[-1L], ""),
+    # Facts about the whole script, computed on first use (relaxations.R).
+    memo = new.env(parent = emptyenv())
   )
 }
 
+# Row lookups by id and by parent, both indexed by position (a list looks names up one by one),
+# so each rule's walk up and down the tree costs the same in a 1 MB script as in a small one.
+index_parse_data <- function(pd) {
+  size <- max(c(0L, pd$id))
+  row_by_id <- rep(NA_integer_, size)
+  row_by_id[pd$id] <- seq_len(nrow(pd))
+  children <- pd$parent > 0L
+  rows_by_parent <- vector("list", size)
+  grouped <- split(which(children), pd$parent[children])
+  rows_by_parent[as.integer(names(grouped))] <- grouped
+  attr(pd, "row_by_id") <- row_by_id
+  attr(pd, "rows_by_parent") <- rows_by_parent
+  pd
+}
+
+# The row of the expression `id` (a row of NAs for 0, NA or an unknown id).
+pd_row <- function(pd, id) {
+  rows <- attr(pd, "row_by_id")
+  row <- if (length(id) != 1L || is.na(id) || id < 1L || id > length(rows)) NA_integer_ else rows[[id]]
+  pd[row, , drop = FALSE]
+}
+
 children_of <- function(pd, id) {
-  kids <- pd[pd$parent == id, , drop = FALSE]
+  by_parent <- attr(pd, "rows_by_parent")
+  rows <- if (length(id) == 1L && !is.na(id) && id >= 1L && id <= length(by_parent)) by_parent[[id]]
+  kids <- pd[if (is.null(rows)) integer() else rows, , drop = FALSE]
   kids[order(kids$line1, kids$col1), , drop = FALSE]
 }
 
-# The call whose function name is the i-th token: its arguments and where it is.
+# The call whose function name is the i-th token: its expression id, its arguments and where it is.
 call_site <- function(parsed, i) {
   pd <- parsed$pd
-  by_id <- function(id) pd[match(id, pd$id), , drop = FALSE]
-  call_id <- by_id(by_id(parsed$tokens$parent[[i]])$parent)$id
-  list(args = call_arguments(pd, call_id), line = parsed$tokens$line1[[i]], col = parsed$tokens$col1[[i]])
+  call_id <- pd_row(pd, pd_row(pd, parsed$tokens$parent[[i]])$parent)$id
+  list(
+    call = call_id, args = call_arguments(pd, call_id), line = parsed$tokens$line1[[i]], col = parsed$tokens$col1[[i]],
+    parsed = parsed
+  )
 }
 
 # The arguments of the call expression `call_id`: name (if any), the token of a literal value,
@@ -61,7 +92,7 @@ call_arguments <- function(pd, call_id) {
     if (tok %in% c("SYMBOL_SUB", "STR_CONST") && k < nrow(kids) && kids$token[[k + 1L]] == "EQ_SUB") {
       pending_name <- strip_quotes(kids$text[[k]])
     } else if (tok == "expr") {
-      inner <- pd[pd$parent == kids$id[[k]], , drop = FALSE]
+      inner <- children_of(pd, kids$id[[k]])
       literal <- if (nrow(inner) == 1L && inner$terminal[[1L]]) inner$token[[1L]] else "expr"
       out[[length(out) + 1L]] <- list(
         name = pending_name, token = literal, text = if (nrow(inner) == 1L) inner$text[[1L]] else "",

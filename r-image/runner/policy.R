@@ -13,16 +13,28 @@ deep_stub_extra <- c(
 
 compile_policy <- function(rules, allowed_packages) {
   deep_stubbed <- lapply(rules$forbiddenSymbols[deep_stub_categories], function(category) strings(category$symbols))
+  relax <- rules$relaxations
+  hof <- rules$higherOrderFunctions
   list(
     forbidden = unique(unlist(lapply(rules$forbiddenSymbols, function(category) strings(category$symbols)))),
     blocked_operators = vapply(rules$blockedOperators, function(b) b$operator, character(1)),
     loaders = strings(rules$packageLoaders),
     loader_args = c("package", strings(rules$packageLoaderArguments$allowedNamedArguments)),
     allowed_packages = unlist(allowed_packages),
-    hof_names = strings(rules$higherOrderFunctions$names),
-    fun_arg_names = strings(rules$higherOrderFunctions$functionArgumentNames),
+    hof_names = strings(hof$names),
+    fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),
     denied_options = strings(rules$options$deniedNames),
-    deep_stubbed = unique(c(unlist(deep_stubbed, use.names = FALSE), deep_stub_extra))
+    deep_stubbed = unique(c(unlist(deep_stubbed, use.names = FALSE), deep_stub_extra)),
+    column_operators = strings(relax$columnNames$operators),
+    column_functions = strings(relax$columnNames$columnFunctions),
+    function_valued_args = c(strings(relax$columnNames$functionValuedArguments), strings(hof$functionArgumentNames)),
+    scope_functions = strings(relax$columnNames$scopeFunctions),
+    column_set_functions = strings(relax$columnNames$columnSets$functions),
+    selection_args = strings(relax$columnNames$columnSets$arguments),
+    literal_functions = relax$literalFunctionNames$functions,
+    refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
+    local_functions = strings(relax$localBlocks$functions),
+    saved_options_functions = strings(relax$savedOptions$functions)
   )
 }

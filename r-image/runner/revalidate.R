@@ -84,7 +84,10 @@ check_forbidden_symbol <- function(parsed, i, policy, add) {
   line <- parsed$tokens$line1[[i]]
   col <- parsed$tokens$col1[[i]]
   if (name %in% policy$forbidden) {
-    add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", name), line, col, name)
+    verdict <- relaxation_verdict(parsed, i, name, policy)
+    if (isTRUE(verdict)) return(invisible())
+    message <- if (is.character(verdict)) verdict else sprintf("'%s' is not allowed in jube-r scripts", name)
+    add("FORBIDDEN_SYMBOL", message, line, col, name)
   } else if (is_metadata_name(name)) {
     add("FORBIDDEN_SYMBOL", sprintf(paste(
       "'%s' is package metadata (S4 method tables and class definitions hold environments)",
@@ -98,14 +101,6 @@ check_blocked_operator <- function(parsed, i, policy, add) {
   if (text %in% policy$blocked_operators) {
     add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed", text),
       parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], text)
-  }
-}
-
-check_namespace_package <- function(parsed, i, policy, add) {
-  pkg <- strip_quotes(parsed$tokens$text[[i]])
-  if (!(pkg %in% policy$allowed_packages)) {
-    add("PACKAGE_NOT_ALLOWED", sprintf("package '%s' is not available to jube-r scripts", pkg),
-      parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], pkg)
   }
 }
 
@@ -125,17 +120,19 @@ check_string_as_name <- function(parsed, i, policy, add) {
 }
 
 # A forbidden name as a string is as good as the symbol where a function is expected: an
-# argument of a higher-order function, or a named function argument (FUN = "system").
+# argument of a higher-order function or of do.call()/match.fun() (also piped into one), or a
+# named function argument (FUN = "system").
 string_passed_as_function <- function(parsed, i, policy) {
   pd <- parsed$pd
-  wrapper <- pd[match(parsed$tokens$parent[[i]], pd$id), , drop = FALSE]
-  call <- pd[match(wrapper$parent, pd$id), , drop = FALSE]
+  resolvers <- c(policy$hof_names, names(policy$literal_functions))
+  wrapper <- pd_row(pd, parsed$tokens$parent[[i]])
+  call <- pd_row(pd, wrapper$parent)
   if (nrow(call) != 1L || is.na(call$id)) return(FALSE)
   kids <- children_of(pd, call$id)
-  head <- kids[1L, , drop = FALSE]
-  head_tokens <- pd[pd$parent == head$id, , drop = FALSE]
-  fn <- strip_quotes(head_tokens$text[head_tokens$token == "SYMBOL_FUNCTION_CALL"])
-  if (length(fn) == 1L && fn %in% policy$hof_names) return(TRUE)
+  if (nrow(kids) == 3L && kids$id[[1L]] == wrapper$id && kids$token[[2L]] %in% c("PIPE", "SPECIAL")) {
+    return(callee_of(pd, kids$id[[3L]]) %in% resolvers)
+  }
+  if (callee_of(pd, call$id) %in% resolvers) return(TRUE)
   at <- match(wrapper$id, kids$id)
   if (!is.na(at) && at >= 3L && kids$token[[at - 1L]] == "EQ_SUB") {
     arg_name <- strip_quotes(kids$text[[at - 2L]])
@@ -146,25 +143,6 @@ string_passed_as_function <- function(parsed, i, policy) {
 
 # ---- call rules: check(name, site, policy, add) for a call of one of names(policy) --------------
 
-check_loader_call <- function(name, site, policy, add) {
-  positional <- Filter(function(a) is.null(a$name) || a$name == "package", site$args)
-  for (arg in site$args) {
-    if (!is.null(arg$name) && !(arg$name %in% policy$loader_args)) {
-      add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() may not be given '%s'", name, arg$name), arg$line, arg$col, arg$name)
-    }
-  }
-  if (length(positional) != 1L || !(positional[[1L]]$token %in% c("SYMBOL", "STR_CONST"))) {
-    add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name exactly one package literally", name), site$line, site$col)
-    return(invisible())
-  }
-  pkg <- strip_quotes(positional[[1L]]$text)
-  if (positional[[1L]]$token == "STR_CONST") pkg <- string_value(positional[[1L]]$text)
-  if (!(pkg %in% policy$allowed_packages)) {
-    message <- sprintf("package '%s' is not available to jube-r scripts", pkg)
-    add("PACKAGE_NOT_ALLOWED", message, site$line, site$col, pkg)
-  }
-}
-
 check_options_call <- function(name, site, policy, add) {
   for (arg in site$args) {
     if (!is.null(arg$name)) {
@@ -172,7 +150,8 @@ check_options_call <- function(name, site, policy, add) {
         add("OPTION_NOT_ALLOWED", sprintf("option '%s' may not be set", arg$name), arg$line, arg$col, arg$name)
       }
     } else if (!identical(arg$token, "STR_CONST")) {
-      add("OPTION_NOT_ALLOWED", "options() must be given its settings by name", arg$line, arg$col)
+      problem <- saved_options_verdict(name, site, arg, policy)
+      if (!is.null(problem)) add("OPTION_NOT_ALLOWED", problem, arg$line, arg$col, name)
     }
   }
 }

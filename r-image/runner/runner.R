@@ -14,7 +14,8 @@ local({
   here <- dirname(normalizePath(sub("^--file=", "", file_arg)))
   runner <- new.env(parent = baseenv())
   parts <- c(
-    "policy.R", "envelope.R", "parse-data.R", "revalidate.R", "mask.R", "guards-env.R", "guards-frames.R",
+    "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "literal-calls.R", "saved-options.R",
+    "revalidate-packages.R", "revalidate.R", "mask.R", "safe-calls.R", "guards-env.R", "guards-frames.R",
     "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "inputs.R", "conditions.R", "plots.R", "value.R",
     "evaluate.R", "main.R"
   )

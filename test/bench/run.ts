@@ -5,6 +5,7 @@
  */
 const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   validator: () => import('./validator.bench.ts'),
+  corpus: () => import('./corpus.bench.ts'),
   execute: () => import('./execute.bench.ts'),
   plots: () => import('./plots.bench.ts'),
   image: () => import('./image.bench.ts'),

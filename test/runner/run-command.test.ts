@@ -30,6 +30,19 @@ describe('jube-r run', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'error', error: 'Error: nope' });
   });
 
+  it.each([[['--help']], [['-h']], [['x.R', '--var', 'n=1', '--help']]])('prints its usage and runs nothing for %j', async (args) => {
+    const result = await cli(args);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^usage: jube-r run FILE\|-/);
+    expect(result.stdout).toMatch(/--var name=value/);
+  });
+
+  it('reads --help as a value where an option takes one', async () => {
+    const result = await cli(['-', '--var', 'note=--help'], 'cat(note)');
+    expect(result.exitCode).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'ok', consoleOutput: '--help' });
+  });
+
   it.each([[[]], [['--bogus']], [['x.R', '--var', 'novalue']], [['x.R', '--timeout', 'soon']]])('exits 2 on usage errors: %j', async (args) => {
     const result = await cli(args);
     expect(result.exitCode).toBe(2);

@@ -2,10 +2,13 @@
  * A forbidden symbol wherever R would look it up: called, used as a value (`f <- system`),
  * passed (`lapply(x, system)`), `pkg::` qualified, backquoted, or a replacement function
  * reached through an assignment (`body(f) <- v` calls `body<-`). Names R never looks up
- * (assignment targets, argument names, `$`/`@` fields, formal parameters) are allowed.
+ * (assignment targets, argument names, `$`/`@` fields, formal parameters) are allowed, and so
+ * are the rules' relaxations (relaxations.ts): a name read as a column, and do.call()/match.fun()
+ * naming a function literally or local() with its one block.
  */
 import { NodeKind, nameRole } from '../context.ts';
-import type { Check } from '../context.ts';
+import type { Check, Findings, Visit } from '../context.ts';
+import { columnUse, columnUseWithdrawn, literalCallProblem, localCallProblem } from '../relaxations.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { forbiddenMessage } from './advice.ts';
 
@@ -38,7 +41,36 @@ export const forbiddenSymbol: Check = {
     const name = visit.type === NodeKind.string ? decodeStringLiteral(text) : decodeName(text);
     const category = forbidden.get(name);
     if (category === undefined) return;
-    const how = role === 'call' ? '' : ' even as a value or argument, since whatever receives it can call it';
-    findings.error('FORBIDDEN_SYMBOL', forbiddenMessage(name, category, how), name);
+    if (role === 'call') {
+      const problem = relaxedCallProblem(visit, name, findings);
+      if (problem === null) return;
+      const message = problem ? `\`${name}\` is allowed in jube-r only in its plain form: ${problem}.` : forbiddenMessage(name, category, '');
+      findings.error('FORBIDDEN_SYMBOL', message, name);
+      return;
+    }
+    const use = columnUse(visit, findings.rules);
+    const withdrawn = use && columnUseWithdrawn(use, findings);
+    if (use && !withdrawn) return;
+    const message = withdrawn
+      ? `\`${name}\` is forbidden in jube-r (${category}); as a column it would be allowed here, but ${withdrawn}, which could be handed the function itself: rename that, or write .data$${name}.`
+      : `${forbiddenMessage(name, category, ' even as a value or argument, since whatever receives it can call it')}${COLUMN_HINT}`;
+    findings.error('FORBIDDEN_SYMBOL', message, name);
   },
 };
+
+const COLUMN_HINT =
+  ' If it is a column, write .data$name, or use it bare in a column function (filter(), mutate(), aes(), ...) or beside an operator (==, >, +, ...).';
+
+/**
+ * For a forbidden name called directly (not `pkg::`), whether a relaxation allows this call:
+ * null when it does, '' when none applies, else why the relaxation refused it.
+ */
+function relaxedCallProblem(visit: Visit, name: string, findings: Findings): string | null {
+  const rules = findings.rules;
+  const relaxable = rules.literalNameFunctions.has(name) || rules.localFunctions.has(name);
+  if (visit.ancestor(1)?.type !== NodeKind.call) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
+  const call = visit.node().parent!;
+  if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules) ?? null;
+  if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
+  return '';
+}

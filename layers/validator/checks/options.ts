@@ -1,10 +1,15 @@
 /**
  * options() may set presentation settings by name only: the denied names make R run programs or
- * code later or weaken limits, and an unnamed non-string argument (a list built elsewhere, or
- * `options(op)`) could carry any of them past this check. options() used as a value is refused too.
+ * code later or weaken limits, and an unnamed non-string argument (a list built elsewhere) could
+ * carry any of them past this check. One exception (the rules' relaxations.savedOptions):
+ * `options(op)` where every binding of `op` in the script is `op <- options(...)`, so it holds only
+ * values options() had before. options() used as a value is refused too.
  */
 import { NodeKind, functionValueName, literalName } from '../context.ts';
-import type { Check } from '../context.ts';
+import type { Node } from 'web-tree-sitter';
+import type { Check, Findings, Visit } from '../context.ts';
+import { decodeName } from '../r-strings.ts';
+import { insideScope } from '../relaxations.ts';
 
 export const optionsCheck: Check = {
   summary: 'options() only by name, and never the denied option names.',
@@ -32,14 +37,15 @@ export const optionsCheck: Check = {
           continue;
         }
         const value = arg.childForFieldName('value');
-        if (value && value.type !== NodeKind.string) {
-          findings.error(
-            'OPTION_NOT_ALLOWED',
-            `Pass options by name, e.g. ${fn}(digits = 3); ${fn}() with an unnamed value (a list or saved options) is not allowed.`,
-            fn,
-            value.startPosition,
-          );
-        }
+        if (!value || value.type === NodeKind.string) continue;
+        const problem = restoreProblem(fn, value, visit, findings);
+        if (problem === null) continue;
+        findings.error(
+          'OPTION_NOT_ALLOWED',
+          `Pass options by name, e.g. ${fn}(digits = 3), or restore saved ones with op <- ${fn}(digits = 3); ...; ${fn}(op); here ${problem}.`,
+          fn,
+          value.startPosition,
+        );
       }
       return;
     }
@@ -49,3 +55,10 @@ export const optionsCheck: Check = {
     findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.`, name);
   },
 };
+
+/** Why an unnamed, non-string argument of `fn` is not a saved list it may restore, or null when it is. */
+function restoreProblem(fn: string, value: Node, visit: Visit, findings: Findings): string | null {
+  if (value.type !== NodeKind.identifier || !findings.rules.savedOptionsFunctions.has(fn)) return `${fn}() with an unnamed list is not allowed`;
+  if (insideScope(visit, findings.rules)) return 'it is restored inside with(), whose list could rebind it';
+  return findings.facts.savedOptionsProblem(decodeName(value.text)) ?? null;
+}

@@ -1,11 +1,20 @@
 /** Shared wording for packages a script may not use. */
 import type { CompiledRules } from '../context.ts';
-import { closest } from '../suggest.ts';
+import { nearest } from '../suggest.ts';
 
+/** How many nearby package names a rejection suggests. */
+export const SUGGESTED_PACKAGES = 3;
+
+/**
+ * A blocked package says why; any other unavailable one names the nearest packages a script may
+ * load (installed and allowed; by edit distance, case-insensitive) and points at GET /packages.
+ * r-image/runner/revalidate.R words the same rejection the same way.
+ */
 export function packageNotAllowedMessage(name: string, rules: CompiledRules): string {
   const blocked = rules.blockedPackages.get(name);
   if (blocked !== undefined) return `Package '${name}' is blocked in jube-r: ${blocked} Do it with base R or an installed package.`;
-  const near = closest(name, [...rules.allowedPackages]);
-  const hint = near ? ` Did you mean '${near}'?` : ' GET /packages lists what is available.';
-  return `Package '${name}' is not available in jube-r.${hint}`;
+  const loadable = [...rules.allowedPackages].filter((p) => rules.installedPackages.has(p));
+  const near = nearest(name, loadable, SUGGESTED_PACKAGES);
+  const hint = near.length > 0 ? ` Did you mean ${near.map((p) => `'${p}'`).join(', ')}?` : '';
+  return `Package '${name}' is not available in jube-r.${hint} GET /packages lists every installed package.`;
 }

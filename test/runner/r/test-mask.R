@@ -9,7 +9,7 @@ refused <- function(text) {
 }
 
 case("every forbidden name is a stub that refuses with a classed error", {
-  for (name in policy$forbidden) {
+  for (name in setdiff(policy$forbidden, names(runner$relaxed_replacements(policy)))) {
     expect_error(get(name, envir = mask)(), sprintf("'%s' is not available in jube-r", name))
   }
   expect_identical(refused("system('id')"), "jube_forbidden_error")

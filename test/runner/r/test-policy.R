@@ -25,3 +25,10 @@ case("the deep stubs are the process and network categories plus the time-limit 
   expect_true(all(c("setTimeLimit", "source", "Sweave") %in% policy$deep_stubbed))
   expect_identical(anyDuplicated(policy$deep_stubbed), 0L)
 })
+case("the relaxations come from the rules, function-valued arguments with the higher-order ones", {
+  relax <- rules$relaxations
+  expect_identical(policy$column_functions, unlist(relax$columnNames$columnFunctions))
+  expect_true(all(c("values_fn", "FUN", ".f") %in% policy$function_valued_args))
+  expect_identical(sort(names(policy$literal_functions)), c("do.call", "match.fun"))
+  expect_identical(policy$local_functions, "local")
+})

@@ -51,7 +51,9 @@ rule_table("string_as_name",
     "ave(x, 1, FUN = 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
     "c(FUN = 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
     "base::'system'" = "FORBIDDEN_SYMBOL:system",
-    "x <- \"sys\\x74em\"('id')" = "FORBIDDEN_STRING_FUNCTION:system"
+    "x <- \"sys\\x74em\"('id')" = "FORBIDDEN_STRING_FUNCTION:system",
+    "'system' |> sapply(X = 1)" = "FORBIDDEN_STRING_FUNCTION:system",
+    "do.call('system', list('id'))" = "FORBIDDEN_STRING_FUNCTION:system"
   )
 )
 
@@ -72,7 +74,7 @@ rule_table("options",
   refused = list(
     "options(warn = 2)" = "OPTION_NOT_ALLOWED:warn",
     "options(editor = 'vi', digits = 3)" = "OPTION_NOT_ALLOWED:editor",
-    "options(list(error = quote(q())))" = "OPTION_NOT_ALLOWED"
+    "options(list(error = quote(q())))" = "OPTION_NOT_ALLOWED:options"
   )
 )
 

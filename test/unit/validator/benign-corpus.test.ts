@@ -1,6 +1,8 @@
 /**
  * The benign corpus: realistic analysis scripts (test/fixtures/corpus/benign/*.R) that must be
- * accepted with no errors. A false positive here is a bug like a missed attack.
+ * accepted with no errors. A false positive here is a bug like a missed attack. The same scripts
+ * run to status ok with real R in test/runner/benign-corpus.test.ts; `npm run bench -- corpus`
+ * reports the acceptance rate with and without the rules' relaxations.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +14,7 @@ const read = (f: string): string => readFileSync(new URL(f, dir), 'utf8');
 
 describe('benign corpus', () => {
   it('has the realistic scripts it promises', () => {
-    expect(files.length).toBeGreaterThanOrEqual(10);
+    expect(files.length).toBeGreaterThanOrEqual(40);
   });
 
   it.each(files)('accepts %s with no errors', async (file) => {

@@ -14,6 +14,8 @@ describe('candidate pre-scan', () => {
     ['a name after a non-ASCII character', 'é <- 1; system("id")'],
     ['a name after a zero-width space', 'x <- 1\n\u200bsystem("id")'],
     ['CR-only line endings', 'x <- 1\rsystem("id")\r'],
+    ['a comment ended by a CR alone', '# note\rsystem("id")'],
+    ['a custom operator cut by a CR', 'x %a\rsystem("id")'],
     ['a name right after a string', 'x <- paste("a",system("id"))'],
     ['a name right after a raw string', 'x <- c(r"(a)",system("id"))'],
     ['a hash inside a string', 'x <- "#"; system("id")'],
@@ -30,5 +32,11 @@ describe('candidate pre-scan', () => {
     const interest = mergeInterests([{ names: ['system'], operators: ['<<-'], topLevelOperators: ['='] }]);
     const script = 'a = 1; f(b = system); x <<- "system"; y <- systems';
     expect(findCandidates(script, interest)).toEqual([2, 13, 24, 28]);
+  });
+
+  it('flags names a test picks out, in every lexical form', () => {
+    const interest = mergeInterests([{ nameTest: (name) => name.startsWith('Ops.') }]);
+    expect(findCandidates('Ops.k <- 1; `Ops.j` <- 2; "Ops.i" <- 3; Opsx <- 4', interest)).toEqual([0, 12, 26]);
+    expect(mergeInterests([{ names: ['a'] }]).nameTest).toBeUndefined();
   });
 });

@@ -69,6 +69,21 @@ const SHAPES: readonly Shape[] = [
   { name: 'in a formula string', build: (s) => `fit <- lm("y ~ ${asName(s)}(x)", data = d)` },
   { name: 'string to an optimiser', build: (s) => `integrate("${s}", 0, 1)` },
   { name: 'string to zoo::rollapply', build: (s) => `zoo::rollapply(1:10, 3, "${s}")` },
+  // The edges of the relaxations (sandbox-rules.json `relaxations`): each looks like an allowed
+  // form but calls the function or hands it to code that can.
+  { name: 'called inside a column function', build: (s, a) => `dplyr::filter(d, ${asName(s)}(${a}))` },
+  { name: 'passed on inside a column function', build: (s) => `dplyr::mutate(d, y = lapply(x, ${asName(s)}))` },
+  { name: 'a function-valued argument of a column function', build: (s) => `tidyr::pivot_wider(d, values_fn = ${asName(s)})` },
+  { name: 'an operand beside a redefined operator', build: (s, a) => `\`==\` <- function(a, b) b(${a})\n1 == ${asName(s)}` },
+  { name: 'an operand beside an Ops method', build: (s, a) => `Ops.k <- function(e1, e2) e2(${a})\nstructure(1, class = "k") + ${asName(s)}` },
+  { name: 'an operand inside with()', build: (s, a) => `with(setNames(list(function(a, b) b(${a})), "=="), 1 == ${asName(s)})` },
+  { name: 'an argument of a redefined column function', build: (s, a) => `desc <- function(f) f(${a})\ndesc(${asName(s)})` },
+  { name: 'an argument dispatching to a .function method', build: (s, a) => `mean.function <- function(x, ...) x(${a})\nmean(${asName(s)})` },
+  { name: 'named by do.call', build: (s, a) => `do.call(${asName(s)}, list(${a}))` },
+  { name: 'named by do.call as a string', build: (s, a) => `do.call("${s}", list(${a}))` },
+  { name: 'named by match.fun', build: (s, a) => `match.fun("${s}")(${a})` },
+  { name: 'piped into do.call', build: (s, a) => `"${s}" |> do.call(list(${a}))` },
+  { name: 'inside local() with an environment', build: (s, a) => `local(${asName(s)}(${a}), envir = new.env())` },
 ];
 
 /** `body<-` and friends are reached by replacement syntax as well. */

@@ -20,6 +20,10 @@ describe('check forbidden-string-function', () => {
       ['an octal-escaped string', 'lapply(1, "sys\\164em")'],
       ['a string to Reduce', 'Reduce("system", x)'],
       ['a string to outer', 'outer(1, 2, "system")'],
+      ['a string to do.call', 'do.call("system", list("id"))'],
+      ['a string to match.fun', 'f <- match.fun("system")'],
+      ['a string piped into a higher-order function', '"system" |> sapply(X = 1)'],
+      ['a string piped into match.fun with magrittr', '"system" %>% match.fun()'],
     ])('rejects %s', async (_, script) => {
       expect(await errorsOf(script)).toContain('FORBIDDEN_STRING_FUNCTION:system');
     });

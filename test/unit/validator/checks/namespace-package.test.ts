@@ -13,9 +13,20 @@ describe('check namespace-package', () => {
       expect(await errorsOf(script)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
     });
 
-    it('suggests the nearest allowed package', async () => {
+    it('suggests the nearest allowed package and points at GET /packages', async () => {
       const result = await validate('dplr::filter(x, y > 1)');
-      expect(result.errors[0]?.message).toMatch(/Did you mean 'dplyr'/);
+      expect(result.errors[0]?.message).toMatch(/Did you mean 'dplyr'\?.*GET \/packages/);
+    });
+
+    it('suggests up to three, nearest first, ignoring case', async () => {
+      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr', 'purrr', 'tidyr'\?/);
+      expect((await validate('GGPLOT2::ggplot(x)')).errors[0]?.message).toMatch(/Did you mean 'ggplot2'\?/);
+    });
+
+    it('points at GET /packages when nothing is near', async () => {
+      expect((await validate('zzzzqqqq::f(1)')).errors[0]?.message).toBe(
+        "Package 'zzzzqqqq' is not available in jube-r. GET /packages lists every installed package.",
+      );
     });
   });
 

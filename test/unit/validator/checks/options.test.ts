@@ -9,8 +9,12 @@ describe('check options', () => {
       ['a denied name as a string', 'options("pager" = "less")', 'OPTION_NOT_ALLOWED:pager'],
       ['a denied name backquoted', 'options(`warning.expression` = quote(1))', 'OPTION_NOT_ALLOWED:warning.expression'],
       ['a qualified call', 'base::options(timeout = 1e6)', 'OPTION_NOT_ALLOWED:timeout'],
-      ['a saved options list', 'op <- options(digits = 3)\noptions(op)', 'OPTION_NOT_ALLOWED:options'],
       ['a built list', 'options(list(error = quote(1)))', 'OPTION_NOT_ALLOWED:options'],
+      ['a list variable not saved from options()', 'op <- list(editor = "vi")\noptions(op)', 'OPTION_NOT_ALLOWED:options'],
+      ['a saved list modified before it is restored', 'op <- options(digits = 3)\nop$pager <- "less"\noptions(op)', 'OPTION_NOT_ALLOWED:options'],
+      ['a saved list rebound as a parameter', 'op <- options()\nf <- function(op) options(op)', 'OPTION_NOT_ALLOWED:options'],
+      ['a variable never assigned (a request variable or dataframe)', 'options(d)', 'OPTION_NOT_ALLOWED:options'],
+      ['a saved list restored inside with()', 'op <- options(digits = 3)\nwith(l, options(op))', 'OPTION_NOT_ALLOWED:options'],
       ['options passed as a value', 'lapply(list(list(pager = "x")), options)', 'OPTION_NOT_ALLOWED:options'],
       ['options named as a string to an apply', 'Map("options", list(1))', 'OPTION_NOT_ALLOWED:options'],
     ])('rejects %s', async (_, script, expected) => {
@@ -24,6 +28,9 @@ describe('check options', () => {
       ['reading an option', 'options("digits")'],
       ['getOption', 'getOption("error")'],
       ['dplyr summarise option', 'options(dplyr.summarise.inform = FALSE)'],
+      ['restoring a saved list (relaxations.savedOptions)', 'op <- options(digits = 3)\nprint(pi)\noptions(op)'],
+      ['restoring on exit from a function', 'f <- function() {\n  op <- options(digits = 3)\n  on.exit(options(op), add = TRUE)\n}'],
+      ['restoring every option saved by options()', 'old <- options()\noptions(old)'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });

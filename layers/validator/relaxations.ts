@@ -1,0 +1,128 @@
+/**
+ * Where a forbidden name cannot reach a capability (the rules' `relaxations`): read as a column,
+ * or called through a function named literally. Pure questions about the visited node; the checks
+ * (forbidden-symbol, options) ask them before rejecting, and script-facts.ts answers what depends
+ * on the rest of the script. r-image/runner/relaxations.R asks the same questions of R's parse data.
+ */
+import type { Node } from 'web-tree-sitter';
+import { NodeKind, literalName, operatorOf } from './context.ts';
+import type { CompiledRules, Findings, Visit } from './context.ts';
+
+/** R's reserved words: never a function name do.call() could be given. */
+const RESERVED: ReadonlySet<string> = new Set([
+  'if', 'else', 'repeat', 'while', 'function', 'for', 'next', 'break', 'in',
+  'TRUE', 'FALSE', 'NULL', 'Inf', 'NaN', 'NA', 'NA_integer_', 'NA_real_', 'NA_character_', 'NA_complex_',
+]);
+const SYNTACTIC = /^(?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*$/;
+
+/** Whether the visited node lies inside an argument of with()/within() (`scopeFunctions`). */
+export function insideScope(visit: Visit, rules: CompiledRules): boolean {
+  for (let up = 1; up <= visit.depth; up += 1) {
+    const frame = visit.ancestor(up)!;
+    if (frame.type === NodeKind.call && rules.scopeFunctions.has(frame.callee) && visit.ancestor(up - 1)?.field === 'arguments') {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * How a forbidden name read as a value stands as data, or undefined: an operand of a column
+ * operator (`source == "web"`, `-call`, `~ system`), the whole value of an argument of a column
+ * function not named for a function (`pivot_wider(names_from = system)`, `desc(url)`), or an
+ * element of a column set (`select = c(source, url)`). Never a string or a `pkg::` name, and
+ * never inside with()/within().
+ */
+export function columnUse(visit: Visit, rules: CompiledRules): 'operand' | 'argument' | undefined {
+  if (visit.type !== NodeKind.identifier) return undefined;
+  const parent = visit.ancestor(1);
+  let use: 'operand' | 'argument' | undefined;
+  if ((parent?.type === NodeKind.binaryOperator || parent?.type === NodeKind.unaryOperator) && rules.columnOperators.has(parent.op)) {
+    use = 'operand';
+  } else if (parent?.type === NodeKind.argument && visit.field === 'value' && !rules.functionValuedArguments.has(parent.argName)) {
+    const call = visit.ancestor(3);
+    if (call?.type === NodeKind.call && rules.columnFunctions.has(call.callee)) use = 'argument';
+    else if (call?.type === NodeKind.call && rules.columnSetFunctions.has(call.callee) && inSelection(visit, rules)) use = 'argument';
+  }
+  return use === undefined || insideScope(visit, rules) ? undefined : use;
+}
+
+/** Whether the call 3 levels up (`c(...)`) is the value of a selecting argument of a column function. */
+function inSelection(visit: Visit, rules: CompiledRules): boolean {
+  const argument = visit.ancestor(4);
+  const verb = visit.ancestor(6);
+  return (
+    argument?.type === NodeKind.argument &&
+    visit.ancestor(3)?.field === 'value' &&
+    rules.selectionArguments.has(argument.argName) &&
+    verb?.type === NodeKind.call &&
+    rules.columnFunctions.has(verb.callee)
+  );
+}
+
+/** Why the column use was withdrawn for this script (script-facts.ts), or undefined. */
+export function columnUseWithdrawn(use: 'operand' | 'argument', findings: Findings): string | undefined {
+  return use === 'operand' ? findings.facts.redefinedOperator() : findings.facts.redefinedColumnFunction();
+}
+
+/** Whether a call is the right-hand side of a pipe, which inserts its left-hand side as the first argument. */
+function piped(call: Node): boolean {
+  const parent = call.parent;
+  if (parent?.type !== NodeKind.binaryOperator || !parent.childForFieldName('rhs')?.equals(call)) return false;
+  const op = operatorOf(parent);
+  return op === '|>' || op.startsWith('%');
+}
+
+interface Argument {
+  readonly name: string | undefined;
+  readonly value: Node | null;
+}
+
+function argumentsOf(call: Node): Argument[] {
+  const list = call.childForFieldName('arguments')?.namedChildren ?? [];
+  return list
+    .filter((a): a is Node => a?.type === NodeKind.argument)
+    .map((a) => {
+      const name = a.childForFieldName('name');
+      return { name: name ? literalName(name) ?? name.text : undefined, value: a.childForFieldName('value') };
+    });
+}
+
+const isDots = (node: Node | null): boolean => node?.type === 'dots' || node?.type === 'dot_dot_i';
+
+/**
+ * Why `call` (a call of do.call()/match.fun(), named by `fn`) does not name its function
+ * literally and harmlessly, or undefined when it does: the function argument (by its name, else
+ * the first positional) is a symbol or string naming a syntactic, non-reserved name that is not
+ * forbidden, a loader, an options() function, a higher-order function or a refused name; the other
+ * arguments are among the allowed ones (positionally too); no `...`, no pipe.
+ */
+export function literalCallProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const spec = rules.literalNameFunctions.get(fn)!;
+  const example = fn === 'do.call' ? 'do.call(rbind, pieces) or do.call("rbind", pieces)' : `${fn}("mean")`;
+  if (piped(call)) return `a pipe would hand ${fn}() its function; call it as ${example}`;
+  const args = argumentsOf(call);
+  if (args.some((a) => isDots(a.value))) return `${fn}() must be given its arguments explicitly, not through ...`;
+  const allowed = new Set([spec.argument, ...spec.otherArguments]);
+  const bad = args.find((a) => a.name !== undefined && !allowed.has(a.name));
+  if (bad) return `${fn}() may be given only ${[...allowed].join(', ')} by name, not ${bad.name}`;
+  const positional = args.filter((a) => a.name === undefined);
+  const named = args.length - positional.length;
+  if (positional.length > allowed.size - named) return `${fn}() takes at most ${allowed.size} arguments here (${[...allowed].join(', ')})`;
+  const what = args.find((a) => a.name === spec.argument) ?? positional[0];
+  const name = literalName(what?.value);
+  if (name === undefined) return `${fn}() must name its function literally, e.g. ${example}`;
+  if (!SYNTACTIC.test(name) || RESERVED.has(name)) return `${fn}() must name an ordinary function, not \`${name}\``;
+  if (rules.forbidden.has(name)) return `\`${name}\` is forbidden`;
+  if (rules.loaders.has(name) || rules.optionFunctions.has(name) || rules.higherOrder.has(name) || rules.refusedLiteralNames.has(name)) {
+    return `call ${name}() directly: its checks read the call as written`;
+  }
+  return undefined;
+}
+
+/** Why a call of local() is not a plain `local(expr)`, or undefined: one block, no envir, no pipe. */
+export function localCallProblem(fn: string, call: Node): string | undefined {
+  const args = argumentsOf(call);
+  const ok = !piped(call) && args.length === 1 && (args[0]!.name === undefined || args[0]!.name === 'expr') && !isDots(args[0]!.value);
+  return ok ? undefined : `only ${fn}({ ... }) with its one block is allowed (envir = would choose where it runs)`;
+}

@@ -1,0 +1,60 @@
+# The literal-name relaxations (sandbox-rules.json `relaxations.literalFunctionNames` and
+# `localBlocks`) on R's parse data, as layers/validator/relaxations.ts judges them: do.call() and
+# match.fun() naming their function literally, local() with its one block.
+
+# Whether the call expression `id` is the right-hand side of a pipe (|> or %op%).
+piped_call <- function(pd, id) {
+  kids <- children_of(pd, pd_row(pd, id)$parent)
+  nrow(kids) == 3L && kids$id[[3L]] == id && (kids$token[[2L]] == "PIPE" || kids$token[[2L]] == "SPECIAL")
+}
+
+is_dots <- function(arg) identical(arg$token, "SYMBOL") && grepl("^[.][.]([.]|[0-9]+)$", arg$text)
+
+# Why a call of do.call()/match.fun() does not name its function literally, or NULL (literalCallProblem).
+literal_call_problem <- function(name, site, policy) {
+  spec <- policy$literal_functions[[name]]
+  allowed <- c(spec$argument, unlist(spec$otherArguments))
+  args <- site$args
+  named <- Filter(function(a) !is.null(a$name), args)
+  positional <- Filter(function(a) is.null(a$name), args)
+  takes_only <- sprintf("%s() takes only %s", name, toString(allowed))
+  if (piped_call(site$parsed$pd, site$call)) return(sprintf("a pipe would hand %s() its function", name))
+  if (any(vapply(args, is_dots, NA))) return(sprintf("%s() must be given its arguments explicitly", name))
+  if (!all(vapply(named, function(a) a$name %in% allowed, NA))) return(takes_only)
+  if (length(positional) > length(allowed) - length(named)) return(takes_only)
+  what <- Find(function(a) identical(a$name, spec$argument), args)
+  if (is.null(what) && length(positional) > 0L) what <- positional[[1L]]
+  literal_name_problem(name, what, policy)
+}
+
+# Why the argument `what` does not name a function do.call()/match.fun() may call, or NULL.
+literal_name_problem <- function(name, what, policy) {
+  if (is.null(what) || !(what$token %in% c("SYMBOL", "STR_CONST")) || is_dots(what)) {
+    return(sprintf("%s() must name its function literally", name))
+  }
+  value <- if (what$token == "STR_CONST") string_value(what$text) else strip_quotes(what$text)
+  refused <- c(policy$loaders, policy$option_functions, policy$hof_names, policy$refused_literal_names)
+  if (make.names(value) != value) return(sprintf("%s() must name an ordinary function, not `%s`", name, value))
+  if (value %in% policy$forbidden) return(sprintf("`%s` is forbidden", value))
+  if (value %in% refused) return(sprintf("call %s() directly", value))
+  NULL
+}
+
+local_call_problem <- function(name, site) {
+  args <- site$args
+  ok <- !piped_call(site$parsed$pd, site$call) && length(args) == 1L && !is_dots(args[[1L]]) &&
+    (is.null(args[[1L]]$name) || identical(args[[1L]]$name, "expr"))
+  if (ok) NULL else sprintf("only %s({ ... }) with its one block is allowed", name)
+}
+
+relaxed_call_verdict <- function(parsed, i, name, policy) {
+  if (!(name %in% c(names(policy$literal_functions), policy$local_functions))) return(NULL)
+  if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT")) return(sprintf("write %s() without pkg::", name))
+  site <- call_site(parsed, i)
+  problem <- if (name %in% policy$local_functions) {
+    local_call_problem(name, site)
+  } else {
+    literal_call_problem(name, site, policy)
+  }
+  if (is.null(problem)) TRUE else sprintf("'%s' is allowed only in its plain form: %s", name, problem)
+}

@@ -1,0 +1,41 @@
+# The package rules of the re-validation (revalidate.R registers them): `pkg::` and the loaders
+# may only name packages the policy allows, literally, with harmless arguments. A refusal names
+# the nearest loadable packages, as the TypeScript validator's does (layers/validator/checks/packages.ts).
+
+# Up to `count` allowed packages within `max_distance` edits of `pkg` (case-insensitive), nearest first.
+nearest_packages <- function(pkg, candidates, count = 3L, max_distance = 3L) {
+  distance <- drop(utils::adist(pkg, candidates, ignore.case = TRUE))
+  near <- distance <= max_distance
+  utils::head(candidates[near][order(distance[near], candidates[near], method = "radix")], count)
+}
+
+package_unavailable <- function(pkg, policy) {
+  near <- nearest_packages(pkg, policy$allowed_packages)
+  hint <- if (length(near) > 0L) sprintf(" Did you mean %s?", paste0("'", near, "'", collapse = ", ")) else ""
+  sprintf("package '%s' is not available to jube-r scripts.%s GET /packages lists every installed package.", pkg, hint)
+}
+
+check_namespace_package <- function(parsed, i, policy, add) {
+  pkg <- strip_quotes(parsed$tokens$text[[i]])
+  if (!(pkg %in% policy$allowed_packages)) {
+    add("PACKAGE_NOT_ALLOWED", package_unavailable(pkg, policy), parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], pkg)
+  }
+}
+
+check_loader_call <- function(name, site, policy, add) {
+  positional <- Filter(function(a) is.null(a$name) || a$name == "package", site$args)
+  for (arg in site$args) {
+    if (!is.null(arg$name) && !(arg$name %in% policy$loader_args)) {
+      add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() may not be given '%s'", name, arg$name), arg$line, arg$col, arg$name)
+    }
+  }
+  if (length(positional) != 1L || !(positional[[1L]]$token %in% c("SYMBOL", "STR_CONST"))) {
+    add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name exactly one package literally", name), site$line, site$col)
+    return(invisible())
+  }
+  pkg <- strip_quotes(positional[[1L]]$text)
+  if (positional[[1L]]$token == "STR_CONST") pkg <- string_value(positional[[1L]]$text)
+  if (!(pkg %in% policy$allowed_packages)) {
+    add("PACKAGE_NOT_ALLOWED", package_unavailable(pkg, policy), site$line, site$col, pkg)
+  }
+}

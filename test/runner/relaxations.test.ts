@@ -1,0 +1,47 @@
+/**
+ * The relaxations at run time (docs/sandbox-rules.md, "Relaxations"): scripts the static rules
+ * now accept, run through the real execute handler with host R. The relaxed forms work as analysts
+ * expect, and what the static walk cannot see (a name computed at run time) is refused by the
+ * script's do.call/match.fun and by the guarded reformulate. (The script's options() refusing a
+ * denied name has no statically accepted route to it; test/runner/r/test-safe-calls.R tests it.)
+ */
+import { describe, expect, it } from 'vitest';
+import { harness } from './helpers.ts';
+
+const h = harness();
+
+describe('execute handler: the relaxations at run time', () => {
+  it.each([
+    ['a name computed for do.call', 'f <- paste0("sys", "tem")\ndo.call(f, list("echo hi"))', /do.call\(\) of 'system' is not available/],
+    ['a name handed to match.fun by a caller', 'g <- function(FUN) match.fun(FUN)\ng(paste0("Sys.", "getenv"))', /match.fun\(\) of 'Sys.getenv' is not available/],
+    ['a higher-order function named at run time', 'f <- "sapply"\ndo.call(f, list(1, "system"))', /do.call\(\) of 'sapply' is not available/],
+    ['formula text built to call a forbidden function', 'f <- reformulate(paste0("I(sys", "tem(\'id\'))"))', /not even inside a formula/],
+    ['a column name that is no column', 'library(dplyr)\nd <- data.frame(x = 1)\nfilter(d, system == "x")', /system/],
+  ])('refuses %s', async (_, script, error) => {
+    const response = await h.run(script);
+    expect(response.status).toBe('error');
+    expect(response.error).toMatch(error);
+  });
+
+  it('runs the relaxed forms as R does', async () => {
+    const script = [
+      'pieces <- lapply(1:3, function(i) data.frame(i = i, sq = i^2))',
+      'cat(nrow(do.call(rbind, pieces)), nrow(do.call("rbind", pieces)), "\\n")',
+      'cat(local({ a <- 2; a * 21 }), exists("a"), "\\n")',
+      'op <- options(digits = 3)',
+      'print(pi)',
+      'options(op)',
+      'print(pi)',
+      'cat(deparse(reformulate(c("wt", "hp"), "mpg")), deparse(as.formula(paste("mpg ~", "wt"))), "\\n")',
+      'print(do.call(identity, list(quote(stop("never evaluated")))))',
+      'library(dplyr, warn.conflicts = FALSE)',
+      'd <- data.frame(source = c("web", "app"), call = 1:2)',
+      'print(nrow(filter(d, source == "web")))',
+    ].join('\n');
+    const response = await h.run(script, { timeoutSeconds: 20 });
+    expect(response.error).toBeNull();
+    expect(response.consoleOutput).toBe(
+      '3 3 \n42 FALSE \n[1] 3.14\n[1] 3.141593\nmpg ~ wt + hp mpg ~ wt \nstop("never evaluated")\n[1] 1\n',
+    );
+  });
+});
