@@ -45,6 +45,9 @@ caller_frame_guards <- list(
   new.env = list(pkg = "base", default = "parent"),
   bquote = list(pkg = "base", default = "where"),
   formula = list(pkg = "stats", default = "env", generic = TRUE),
+  # No longer forbidden (the relaxations): their formula is built in the caller's frame.
+  as.formula = list(pkg = "stats", default = "env"),
+  reformulate = list(pkg = "stats", default = "env"),
   DF2formula = list(pkg = "stats", default = "env"),
   nls = list(pkg = "stats", default = "data"),
   xtabs = list(pkg = "stats", default = "data"),

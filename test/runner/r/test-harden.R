@@ -43,7 +43,8 @@ capsule <- file.path(repo_root, "build", "capsule", "jube_capsule.so")
 case("a capsule that was not preloaded does not arm, and arming stops the run", {
   # This test process runs without LD_PRELOAD (nor the handler's policy): loading the library late
   # would interpose nothing, so the capsule refuses to report itself armed.
-  expect_error(runner$arm_sandbox(capsule), "the sandbox could not be armed \\(preload=unavailable.*the script was not run")
+  refusal <- "the sandbox could not be armed \\(preload=unavailable.*the script was not run"
+  expect_error(runner$arm_sandbox(capsule), refusal)
 })
 
 # Last: this changes base R in this process for good.
