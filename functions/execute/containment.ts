@@ -24,8 +24,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { handlerFile } from './bundle-paths.ts';
 
 export interface CapsuleSettings {
   readonly library: string;
@@ -64,13 +64,6 @@ const ContainmentEnvSchema = z.object({
   JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
 });
 
-/** native/ beside the bundled handler (the image), else the repository's build (npm run setup). */
-function defaultCapsuleLibrary(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const beside = join(here, 'native', 'jube_capsule.so');
-  if (existsSync(beside)) return beside;
-  return join(here, '..', '..', 'build', 'capsule', 'jube_capsule.so');
-}
 
 export function readContainment(env: NodeJS.ProcessEnv = process.env): Containment {
   const present = Object.fromEntries(Object.keys(ContainmentEnvSchema.shape).flatMap((key) => (env[key] ? [[key, env[key]]] : [])));
@@ -87,7 +80,8 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
   }
   let capsule: CapsuleSettings | undefined;
   if (e.JUBE_R_CAPSULE === 'required') {
-    const library = e.JUBE_R_CAPSULE_LIBRARY ?? defaultCapsuleLibrary();
+    // native/ beside the bundled handler (the image), else the repository's build (npm run setup).
+    const library = e.JUBE_R_CAPSULE_LIBRARY ?? handlerFile('native/jube_capsule.so', 'build/capsule/jube_capsule.so');
     if (!existsSync(library)) {
       throw new ContainmentConfigError(
         `JUBE_R_CAPSULE=required but the capsule library ${library} does not exist; run \`npm run setup\` (it builds build/capsule) or set JUBE_R_CAPSULE_LIBRARY`,

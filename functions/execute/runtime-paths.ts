@@ -13,11 +13,9 @@
  *                         site libraries from R_HOME/etc/Renviron, i.e. what the image installed)
  * - the containment settings (JUBE_R_CAPSULE*, JUBE_R_SWEEP, ...): containment.ts
  */
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { rulesFilePath } from '../../layers/rules/rules.ts';
+import { handlerFile } from './bundle-paths.ts';
 import { readContainment, type Containment } from './containment.ts';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
@@ -38,12 +36,6 @@ export class RuntimePathsError extends Error {
   override readonly name = 'RuntimePathsError';
 }
 
-function defaultRunnerScript(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const beside = join(here, 'runner', 'runner.R');
-  if (existsSync(beside)) return beside;
-  return join(here, '..', '..', 'r-image', 'runner', 'runner.R');
-}
 
 export function readRuntimePaths(env: NodeJS.ProcessEnv = process.env): RuntimePaths {
   const pick = (key: string): string | undefined => (env[key] === '' ? undefined : env[key]);
@@ -54,7 +46,7 @@ export function readRuntimePaths(env: NodeJS.ProcessEnv = process.env): RuntimeP
   const prlimit = pick('JUBE_R_PRLIMIT') ?? 'prlimit';
   return {
     rscript: pick('JUBE_R_RSCRIPT') ?? 'Rscript',
-    runnerScript: pick('JUBE_R_RUNNER_SCRIPT') ?? defaultRunnerScript(),
+    runnerScript: pick('JUBE_R_RUNNER_SCRIPT') ?? handlerFile('runner/runner.R', 'r-image/runner/runner.R'),
     rulesFile: pick('JUBE_R_RULES_FILE') ?? rulesFilePath(),
     tmpRoot: pick('JUBE_R_TMP_ROOT') ?? tmpdir(),
     prlimit: prlimit === 'none' ? undefined : prlimit,

@@ -19,21 +19,51 @@ code_names <- function(code) {
   unlist(lapply(as.list(code), code_names), use.names = FALSE)
 }
 
-# Code that names a forbidden symbol or a blocked operator (a call built with as.name()
-# included): no analysis needs it inside a formula or an expression handed to an evaluator.
-refuse_forbidden_code <- function(code, what) {
+# The names `code` calls: the heads of its calls (a function is looked up for them, past data).
+called_names <- function(code) {
+  if (is.expression(code)) return(unlist(lapply(code, called_names), use.names = FALSE))
+  if (!is.call(code)) return(character())
+  head <- code[[1L]]
+  c(if (is.symbol(head)) as.character(head), unlist(lapply(as.list(code), called_names), use.names = FALSE))
+}
+
+# Names a data argument binds: the columns of a data frame or list, the bindings of an environment.
+data_names <- function(data) {
+  if (is.environment(data)) return(ls(data, all.names = TRUE))
+  if (is.list(data)) return(names(data))
+  character()
+}
+
+# Whether the forbidden `name`, read as a value (not called), would reach a function where the
+# code is evaluated: not when `data` has it (a column called `source`), nor when `env` resolves it
+# to the mask's own stub or to data; unknown `env` (NULL) means it might.
+reaches_function <- function(name, data, env) {
+  if (name %in% data_names(data)) return(FALSE)
+  if (!is.environment(env)) return(TRUE)
+  value <- get0(name, envir = env, inherits = TRUE)
+  stub <- get0(name, envir = guard_state$mask, inherits = FALSE)
+  is.function(value) && !identical(value, stub)
+}
+
+# Code that calls a forbidden symbol or uses a blocked operator (a call built with as.name()
+# included), or reads one as a value where it would reach the real function: no analysis needs it
+# inside a formula or an expression handed to an evaluator. A column named like a forbidden function
+# (the rules' relaxations let `aggregate(seconds ~ url, data = d)` through) is data, not a function.
+refuse_forbidden_code <- function(code, what, data = NULL, env = NULL) {
   names <- unique(c(code_names(code), code_names(attr(code, "predvars", exact = TRUE))))
   policy <- guard_state$policy
-  bad <- names[names %in% c(policy$forbidden, policy$blocked_operators)]
-  if (length(bad) > 0L) {
-    refuse(sprintf("'%s' is not available in jube-r, not even inside %s", bad[[1L]], what))
+  called <- called_names(code)
+  for (name in names[names %in% c(policy$forbidden, policy$blocked_operators)]) {
+    if (name %in% called || name %in% policy$blocked_operators || reaches_function(name, data, env)) {
+      refuse(sprintf("'%s' is not available in jube-r, not even inside %s", name, what))
+    }
   }
   invisible()
 }
 
-refuse_model_formula <- function(formula) {
+refuse_model_formula <- function(formula, data = NULL) {
   if (inherits(formula, "formula")) {
-    refuse_forbidden_code(formula, "a formula")
+    refuse_forbidden_code(formula, "a formula", data, attr(formula, ".Environment", exact = TRUE))
     refuse_uncontained(attr(formula, ".Environment", exact = TRUE), "the formula's environment")
   }
   invisible()
@@ -45,11 +75,11 @@ evaluator_guards <- list(
   with = list(pkg = "base", checks = list(call("refuse_uncontained", quote(data), "with(data = )"))),
   within = list(pkg = "base", checks = list(call("refuse_uncontained", quote(data), "within(data = )"))),
   model.frame = list(pkg = "stats", checks = list(
-    quote(refuse_model_formula(formula)),
+    quote(refuse_model_formula(formula, if ("data" %in% ...names()) ...elt(match("data", ...names())))),
     quote(if ("data" %in% ...names()) refuse_uncontained(...elt(match("data", ...names())), "model.frame(data = )"))
   )),
   numericDeriv = list(pkg = "stats", default = "rho", checks = list(
-    quote(refuse_forbidden_code(expr, "an expression given to numericDeriv()"))
+    quote(refuse_forbidden_code(expr, "an expression given to numericDeriv()", NULL, rho))
   ))
 )
 

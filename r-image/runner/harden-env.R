@@ -15,7 +15,9 @@
 # rlang's as_function(~ code) makes a function of the formula's code in its environment.
 lambda_guard <- function(guard) {
   function(x) {
-    if (inherits(x, "formula")) refuse_forbidden_code(x, "a lambda formula")
+    if (inherits(x, "formula")) {
+      refuse_forbidden_code(x, "a lambda formula", NULL, attr(x, ".Environment", exact = TRUE))
+    }
     guard(x)
   }
 }
@@ -81,15 +83,28 @@ harden_formula_default <- function() {
 
 # rlang's eval_tidy(), which dplyr's case_when() and ggplot2 call on formulas and quosures.
 harden_tidy_eval <- function(ns) {
-  check <- function(expr) refuse_forbidden_code(expr, "an expression given to tidy evaluation")
-  rebind(ns, "eval_tidy", guarded_copy(get("eval_tidy", envir = ns), check, "expr"))
+  check <- function(expr, data, env) {
+    # A quosure carries its own environment; data (a data frame or mask) shadows it, as in eval_tidy.
+    carried <- inherits(expr, "quosure") || inherits(expr, "formula")
+    where <- if (carried) attr(expr, ".Environment", exact = TRUE) else env
+    refuse_forbidden_code(expr, "an expression given to tidy evaluation", data, where)
+  }
+  real <- get("eval_tidy", envir = ns)
+  guarded <- real
+  body(guarded) <- call("{", as.call(list(check, quote(expr), quote(data), quote(env))), body(real))
+  rebind(ns, "eval_tidy", guarded)
 }
 
 harden_code_evaluators <- function(policy) {
-  check_formula <- function(formula) refuse_forbidden_code(formula, "a formula")
-  rebind_stats_method("model.frame.default", check_formula, "formula")
+  check_formula <- function(formula, data) {
+    refuse_forbidden_code(formula, "a formula", data, attr(formula, ".Environment", exact = TRUE))
+  }
+  method <- get("model.frame.default", envir = asNamespace("stats"))
+  body(method) <- call("{", as.call(list(check_formula, quote(formula), quote(data))), body(method))
+  rebind_stats_method("model.frame.default", method = method)
   harden_formula_default()
-  check_expr <- function(expr) refuse_forbidden_code(expr, "an expression given to numericDeriv()")
-  numeric_deriv <- guarded_copy(stats::numericDeriv, check_expr, "expr")
+  check_expr <- function(expr, rho) refuse_forbidden_code(expr, "an expression given to numericDeriv()", NULL, rho)
+  numeric_deriv <- stats::numericDeriv
+  body(numeric_deriv) <- call("{", as.call(list(check_expr, quote(expr), quote(rho))), body(numeric_deriv))
   for (env in package_envs("stats")) rebind(env, "numericDeriv", numeric_deriv)
 }

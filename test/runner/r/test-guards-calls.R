@@ -34,6 +34,19 @@ case("model.frame() refuses a formula naming a forbidden symbol", {
   in_script("f[[3]][[1]] <- as.name(paste0('sys', 'tem'))")
   expect_error(in_script("model.frame(f, d)"), "'system' is not available in jube-r, not even inside a formula")
 })
+case("a column named like a forbidden function is data, in a formula and in tidy evaluation", {
+  assign("visits", data.frame(url = c("/a", "/b", "/a"), seconds = c(3, 5, 7)), envir = script_env)
+  expect_identical(nrow(in_script("model.frame(seconds ~ url, data = visits)")), 3L)
+  expect_identical(runner$refuse_forbidden_code(quote(url == "/a"), "x", data.frame(url = 1), NULL), NULL)
+  # Read through the script's environment, the name is the mask's stub: no function is reached.
+  expect_identical(runner$refuse_forbidden_code(quote(url == "/a"), "x", NULL, script_env), NULL)
+})
+case("a forbidden name is still refused when it is called, or reaches a real function", {
+  expect_error(runner$refuse_forbidden_code(quote(url("x")), "x", data.frame(url = 1), script_env), "'url' is not")
+  expect_error(runner$refuse_forbidden_code(quote(f(url)), "x", NULL, baseenv()), "'url' is not")
+  expect_error(runner$refuse_forbidden_code(quote(f(url)), "x", NULL, NULL), "'url' is not")
+  expect_error(runner$refuse_forbidden_code(quote(a <<- 1), "x", data.frame(a = 1), script_env), "'<<-' is not")
+})
 case("the names code looks up: a field selected with $ or @ is not one", {
   expect_identical(unique(runner$code_names(quote(f(.data$source, x@slot, y)))), c("f", "$", ".data", "@", "x", "y"))
   expect_identical(runner$refuse_forbidden_code(quote(.data$source + 1), "x"), NULL)
