@@ -141,11 +141,12 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   }
 
   /**
-   * A run whose envelope says the capsule did not arm while it is required never ran the script
-   * (the runner stops first); the caller hears it was the service, not the script.
+   * The capsule is required but the envelope of a run that reached the script does not report it
+   * armed: the result is withheld. (A capsule that fails to arm stops the runner before the script,
+   * which reports that itself as the service's failure, errorType "interpreter".)
    */
   function unarmed(envelope: RunnerEnvelope | undefined, responseBase: ResponseBase): ExecuteResponse | undefined {
-    if (!paths.containment.capsule || !envelope || envelope.status === 'rejected') return undefined;
+    if (!paths.containment.capsule || !envelope || envelope.status === 'rejected' || envelope.errorType === 'interpreter') return undefined;
     if (envelope.sandbox?.startsWith('preload=armed')) return undefined;
     const detail = envelope.sandbox ?? 'no report';
     logger.error('the capsule did not arm', { report: detail });

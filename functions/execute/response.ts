@@ -96,13 +96,13 @@ export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits,
 
 /** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
 /**
- * The capsule is required but the runner reported it not armed: the runner stops before the
- * script, so nothing ran, and the failure is the service's.
+ * The capsule is required but a run that reached the script does not report it armed: whatever
+ * the run produced is withheld, and the failure is the service's.
  */
 export function unarmedResponse(report: string, base: ResponseBase): ExecuteResponse {
   return {
     status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...failedBy('interpreter'), ...base,
-    error: `the execute runtime could not arm its sandbox (${report}); the script was not run`,
+    error: `the execute runtime's sandbox was not armed for this run (${report}); its result is withheld`,
   };
 }
 

@@ -128,12 +128,12 @@ describe('no run at all', () => {
   });
 });
 
-describe('a run whose capsule did not arm', () => {
-  it('is the service\'s failure: the script was not run, and retrying it would not help', () => {
+describe('a run that reached the script without the capsule armed', () => {
+  it('is the service\'s failure: the result is withheld, and retrying it would not help', () => {
     const report = 'preload=unavailable(the capsule was not preloaded: set LD_PRELOAD)';
     expect(unarmedResponse(report, base)).toEqual({
       status: 'error', consoleOutput: '', warnings: [], timedOut: false, errorType: 'interpreter', retryable: false, ...base,
-      error: `the execute runtime could not arm its sandbox (${report}); the script was not run`,
+      error: `the execute runtime's sandbox was not armed for this run (${report}); its result is withheld`,
     });
   });
 });
