@@ -9,6 +9,9 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/handler.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
@@ -30,17 +33,27 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Median ms of `callr::r(function() CODE)` over ROUNDS calls inside one R process. */
-async function callrMedian(code: string): Promise<number | undefined> {
+async function callrMedian(code: string, scratch: string): Promise<number | undefined> {
   const r = `f <- function() { ${code}; NULL }
 invisible(callr::r(f))
 t <- vapply(seq_len(${ROUNDS}), function(i) { s <- proc.time()[["elapsed"]]; callr::r(f); proc.time()[["elapsed"]] - s }, 0)
 cat(stats::median(t) * 1000)`;
-  const result = await execa('Rscript', ['--vanilla', '-e', r], { reject: false });
+  const result = await execa('Rscript', ['--vanilla', '-e', r], { reject: false, cwd: scratch });
   const ms = Number(result.stdout.trim());
   return result.exitCode === 0 && Number.isFinite(ms) ? ms : undefined;
 }
 
 export async function run(): Promise<void> {
+  // Bare Rscript runs with no workdir of its own: a scratch one keeps what a case writes out of the tree.
+  const scratch = mkdtempSync(join(tmpdir(), 'jube-bench-execute-'));
+  try {
+    await measure(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function measure(scratch: string): Promise<void> {
   const config = readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '60' });
   const base = readRuntimePaths();
   // The bench prints its own table; the handlers' invocation lines would only interleave with it.
@@ -66,9 +79,9 @@ export async function run(): Promise<void> {
     const add = (k: string, ms: number) => samples.set(k, [...(samples.get(k) ?? []), ms]);
     // One warm-up of each so the page cache and the grammar load are not measured.
     for (const [, h] of handlers) await h({ script: code, timeoutSeconds: 30 });
-    await execa('Rscript', ['--vanilla', '-e', code]);
+    await execa('Rscript', ['--vanilla', '-e', code], { cwd: scratch });
     for (let i = 0; i < ROUNDS; i += 1) {
-      add('bare Rscript -e', await timed(() => execa('Rscript', ['--vanilla', '-e', code])));
+      add('bare Rscript -e', await timed(() => execa('Rscript', ['--vanilla', '-e', code], { cwd: scratch })));
       for (const [label, h] of handlers) {
         add(label, await timed(async () => {
           const response = await h({ script: code, timeoutSeconds: 30 });
@@ -76,7 +89,7 @@ export async function run(): Promise<void> {
         }));
       }
     }
-    const callr = await callrMedian(code);
+    const callr = await callrMedian(code, scratch);
     const bare = median(samples.get('bare Rscript -e')!);
     console.log(`\n${name}  (median of ${ROUNDS}, ms; ratio to bare Rscript)`);
     for (const [label, xs] of samples) console.log(`  ${label.padEnd(28)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
