@@ -139,7 +139,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
       if (!tree) {
         return finish(
           start,
-          [{ code: 'SYNTAX_ERROR', message: `The script could not be parsed within ${parseBudgetMs} ms; simplify it.`, line: 1, column: 1 }],
+          [{ code: 'PARSE_TIMEOUT', message: `The script could not be parsed within ${parseBudgetMs} ms; simplify it.`, line: 1, column: 1 }],
           [],
         );
       }
@@ -164,7 +164,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
         start,
         [
           {
-            code: 'SYNTAX_ERROR',
+            code: 'VALIDATOR_FAULT',
             message: `The validator could not analyse this script (${cause instanceof Error ? cause.message : String(cause)}); it is rejected.`,
             line: 1,
             column: 1,

@@ -21,3 +21,19 @@ describe('syntax errors', () => {
     expect(result.errors.map((e) => e.code)).toEqual(['SYNTAX_ERROR']);
   });
 });
+
+describe('a parse past its budget', () => {
+  it('is rejected as PARSE_TIMEOUT, not as a syntax error of the script', async () => {
+    const { loadValidator } = await import('../../../layers/validator/validator.ts');
+    const { loadRules } = await import('../../../layers/rules/rules.ts');
+    const { loadManifest } = await import('../../../layers/packages/manifest.ts');
+    const { manifestPackages } = await import('../../../layers/validator/package-lists.ts');
+    const hurried = await loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()), parseBudgetMs: -1 });
+    const script = 'x <- c(1, 2, 3)\ny <- mean(x)\n'.repeat(5_000);
+    const result = hurried(script);
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual([expect.objectContaining({ code: 'PARSE_TIMEOUT', line: 1, column: 1 })]);
+    // The same script within the normal budget is fine: the code names the budget, not the script.
+    expect((await validate(script)).valid).toBe(true);
+  });
+});
