@@ -21,6 +21,10 @@ compile_policy <- function(rules, allowed_packages) {
     loaders = strings(rules$packageLoaders),
     loader_args = c("package", strings(rules$packageLoaderArguments$allowedNamedArguments)),
     allowed_packages = unlist(allowed_packages),
+    blocked_packages = stats::setNames(
+      vapply(rules$packages$blocked, function(b) b$why, character(1)),
+      vapply(rules$packages$blocked, function(b) b$name, character(1))
+    ),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),

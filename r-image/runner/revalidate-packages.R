@@ -10,9 +10,13 @@ nearest_packages <- function(pkg, candidates, count = 3L, max_distance = 3L) {
 }
 
 package_unavailable <- function(pkg, policy) {
+  why <- policy$blocked_packages[pkg]
+  if (!is.na(why)) {
+    return(sprintf("Package '%s' is blocked in jube-r: %s Do it with base R or an installed package.", pkg, why))
+  }
   near <- nearest_packages(pkg, policy$allowed_packages)
   hint <- if (length(near) > 0L) sprintf(" Did you mean %s?", paste0("'", near, "'", collapse = ", ")) else ""
-  sprintf("package '%s' is not available to jube-r scripts.%s GET /packages lists every installed package.", pkg, hint)
+  sprintf("Package '%s' is not available in jube-r.%s GET /packages lists every installed package.", pkg, hint)
 }
 
 check_namespace_package <- function(parsed, i, policy, add) {

@@ -22,4 +22,3 @@ export const CHECKS = {
   'formula-string': formulaString,
 } as const;
 
-export type CheckId = keyof typeof CHECKS;

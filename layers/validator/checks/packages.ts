@@ -8,7 +8,8 @@ export const SUGGESTED_PACKAGES = 3;
 /**
  * A blocked package says why; any other unavailable one names the nearest packages a script may
  * load (installed and allowed; by edit distance, case-insensitive) and points at GET /packages.
- * r-image/runner/revalidate.R words the same rejection the same way.
+ * r-image/runner/revalidate-packages.R words the same rejection the same way; each side's tests
+ * (namespace-package.test.ts, test/runner/r/test-revalidate-packages.R) assert the same sentences.
  */
 export function packageNotAllowedMessage(name: string, rules: CompiledRules): string {
   const blocked = rules.blockedPackages.get(name);

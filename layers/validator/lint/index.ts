@@ -13,4 +13,3 @@ export const LINT_RULES = {
   'absolute-path': absolutePath,
 } as const;
 
-export type LintRuleId = keyof typeof LINT_RULES;

@@ -13,10 +13,17 @@ case("the message names the nearest packages and points at GET /packages", {
   expect_identical(
     runner$package_unavailable("dplr", policy),
     paste(
-      "package 'dplr' is not available to jube-r scripts.",
+      "Package 'dplr' is not available in jube-r.",
       "Did you mean 'dplyr'? GET /packages lists every installed package."
     )
   )
   message <- runner$package_unavailable("zzzzqqqq", policy)
-  expect_true(grepl("^package 'zzzzqqqq' is not available to jube-r scripts[.] GET /packages", message))
+  expect_true(grepl("^Package 'zzzzqqqq' is not available in jube-r[.] GET /packages", message))
+})
+case("a blocked package gives the rules' reason, word for word as the TypeScript validator does", {
+  blocked <- rules$packages$blocked[[1]]
+  expect_identical(
+    runner$package_unavailable(blocked$name, policy),
+    sprintf("Package '%s' is blocked in jube-r: %s Do it with base R or an installed package.", blocked$name, blocked$why)
+  )
 })

@@ -13,6 +13,15 @@ describe('check namespace-package', () => {
       expect(await errorsOf(script)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
     });
 
+    it('gives a blocked package the rules\' reason, in the wording the R re-validation uses too', async () => {
+      const { loadRules } = await import('../../../../layers/rules/rules.ts');
+      const tools = loadRules().packages.blocked.find((b) => b.name === 'tools')!;
+      // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
+      expect((await validate('tools::file_ext("a.csv")')).errors[0]?.message).toBe(
+        `Package 'tools' is blocked in jube-r: ${tools.why} Do it with base R or an installed package.`,
+      );
+    });
+
     it('suggests the nearest allowed package and points at GET /packages', async () => {
       const result = await validate('dplr::filter(x, y > 1)');
       expect(result.errors[0]?.message).toMatch(/Did you mean 'dplyr'\?.*GET \/packages/);
