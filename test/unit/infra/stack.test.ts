@@ -358,6 +358,15 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       }
     });
 
+    it('has an execute role whose only services are the platform\'s own: logs, traces and its ENIs (no managed policy, no S3, STS, Lambda)', () => {
+      const { json, id } = get();
+      const template = Template.fromJSON(json as unknown as Record<string, unknown>);
+      template.resourcePropertiesCountIs('AWS::IAM::ManagedPolicy', { Roles: Match.arrayWith([{ Ref: id.executeRole }]) }, 0);
+      template.hasResourceProperties('AWS::IAM::Role', { Description: Match.stringLikeRegexp('jube-r execute'), ManagedPolicyArns: Match.absent() });
+      const services = new Set(statementsOfRole(json, id.executeRole).flatMap(actionsOf).map((action) => action.split(':')[0]));
+      expect([...services].sort()).toEqual(['ec2', 'logs', 'xray']);
+    });
+
     it('can be invoked by the validate role only', () => {
       const { json, id } = get();
       const invokers = allRoleStatements(json).filter(({ statement }) =>
