@@ -41,7 +41,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
     async invoke(payload, context) {
       if (closing) return { ok: false, errorType: 'Runtime.ExitError', errorMessage: 'the local stack is shutting down' };
       handler ??= load();
-      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs)))();
+      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
       inflight.add(run);
       void run.catch(() => undefined).finally(() => inflight.delete(run));
       let timer: NodeJS.Timeout | undefined;
