@@ -250,8 +250,9 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
         await replacing;
         const served = environment;
         const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
-        // Lambda discards an environment whose invocation timed out (whatever was still running
-        // must not answer the next call) and one whose runtime died; so do we, once per environment.
+        // Lambda resets an environment whose invocation timed out (whatever was still running
+        // must not answer the next call) and one whose runtime died; a new container of the same
+        // key stands in for that reset, once per environment.
         if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) replace(served);
         await replacing;
         return outcome;

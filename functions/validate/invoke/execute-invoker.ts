@@ -160,8 +160,8 @@ export function createExecuteInvoker(
       const text = output.Payload ? Buffer.from(output.Payload).toString('utf8') : '';
       if (output.FunctionError) {
         const message = `execute function error (${output.FunctionError}): ${text.slice(0, 2000)}`;
-        // The runtime process ended during the call: Lambda discards that environment, so only
-        // this call is lost. Never retried here: the script may have done its work already.
+        // The runtime process ended during the call: Lambda resets that environment (in the same
+        // microVM, for the same key) before its next call, so only this call is lost. Never retried here: the script may have done its work already.
         if (functionErrorType(text) === 'Runtime.ExitError') throw new ExecuteEnvironmentLostError(message);
         throw new ExecuteFailedError(message);
       }
