@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ExecuteRuntime, InvokeOutcome } from '../../../functions/local/runtime.ts';
 import { namesFunction, startLambdaEndpoint, type LambdaEndpoint } from '../../../functions/local/lambda-endpoint.ts';
-import { createLambdaClient } from '../../../functions/validate/invoke/execute-invoker.ts';
+import { createExecuteInvoker, createLambdaClient } from '../../../functions/validate/invoke/execute-invoker.ts';
+import { ThrottledError } from '../../../functions/validate/http/errors.ts';
 
 /** A runtime whose invocations finish only when the test says so. */
 function heldRuntime() {
@@ -128,6 +129,19 @@ describe('the local Lambda Invoke endpoint', () => {
     expect(refused).toMatchObject({ message: 'Rate exceeded', $metadata: { httpStatusCode: 429 } });
     expect((refused as TooManyRequestsException).Reason).toBeUndefined();
     expect(endpoint!.inflight()).toBe(0);
+  });
+
+  it('reaches the API as 503 THROTTLED reason tenant-environments through the real invoker', async () => {
+    const { runtime } = heldRuntime();
+    const refusing: ExecuteRuntime = { ...runtime, invoke: async () => ({ ok: false, errorType: 'TooManyRequestsException', errorMessage: 'full', throttled: true }) };
+    endpoint = await startLambdaEndpoint({ host: '127.0.0.1', port: 0, functionName: 'jube-r-execute', runtime: refusing, maxInflight: 2, functionTimeoutMs: 10_000, perTenant: true });
+    const env = { JUBE_R_LAMBDA_ENDPOINT: endpoint.url, JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' };
+    const invoker = createExecuteInvoker(readServiceConfig(env), env);
+
+    const refused = await invoker.invoke({ script: '1', timeoutSeconds: 1, variables: [], dataframes: [], requestId: 'r' }, 'acme__new').catch((e: unknown) => e);
+
+    expect(refused).toBeInstanceOf(ThrottledError);
+    expect(refused).toMatchObject({ reason: 'tenant-environments', retryAfterSeconds: 1 });
   });
 
   it('answers an unknown function with ResourceNotFoundException', async () => {
