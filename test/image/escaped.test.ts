@@ -130,7 +130,7 @@ describe('image, escaped script without the capsule: the hygiene below it', () =
     expect(rt.environmentsStarted()).toBe(1);
   });
 
-  it('a script that kills the handler costs only its own call; the next call gets a fresh environment', async () => {
+  it('a script that kills the handler costs only its own call; the next call is served by a new container (Lambda: the same environment, reset)', async () => {
     const rt = await start({ JUBE_R_CAPSULE: 'off' });
     const first = answered(await invoke(rt, 'cat("warm\\n")'));
     // Act
