@@ -16,8 +16,6 @@
  *                                   run: the image)
  * - JUBE_R_WIPE_AFTER_RUN           ':'-separated directories emptied after every run (the image:
  *                                   /tmp:/dev/shm:/var/tmp), so the next run finds nothing
- * - JUBE_R_FRESH_ENVIRONMENT_PER_RUN `true`: the runtime answers and exits, so Lambda never hands a
- *                                   used environment to another request (a cold start per call)
  * - JUBE_R_TEST_ESCAPED_RUNNER      `true`: test-only; the runner evaluates without the R layer,
  *                                   as an escaped script would. Refused when JUBE_R_DEPLOYMENT is
  *                                   set (every deployed stack sets it).
@@ -38,7 +36,6 @@ export interface Containment {
   readonly capsule: CapsuleSettings | undefined;
   readonly sweep: 'run' | 'environment';
   readonly wipeAfterRun: readonly string[];
-  readonly freshEnvironmentPerRun: boolean;
   readonly testEscapedRunner: boolean;
 }
 
@@ -59,7 +56,6 @@ const ContainmentEnvSchema = z.object({
   JUBE_R_CAPSULE_KERNEL: z.enum(['auto', 'off']).default('auto'),
   JUBE_R_SWEEP: z.enum(['run', 'environment']).default('run'),
   JUBE_R_WIPE_AFTER_RUN: absoluteDirs.default([]),
-  JUBE_R_FRESH_ENVIRONMENT_PER_RUN: flag.default(false),
   JUBE_R_TEST_ESCAPED_RUNNER: flag.default(false),
   JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
 });
@@ -93,7 +89,6 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
     capsule,
     sweep: e.JUBE_R_SWEEP,
     wipeAfterRun: e.JUBE_R_WIPE_AFTER_RUN,
-    freshEnvironmentPerRun: e.JUBE_R_FRESH_ENVIRONMENT_PER_RUN,
     testEscapedRunner: e.JUBE_R_TEST_ESCAPED_RUNNER,
   };
 }

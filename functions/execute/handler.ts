@@ -4,8 +4,9 @@
  * runs the runner in a private workdir (run-in-workdir.ts); the outcome becomes the response
  * (response.ts). Afterwards the workdir is removed and the environment cleaned (hygiene.ts),
  * whatever happened, and one structured log line is written per invocation (invocation-log.ts).
- * An environment that could not be cleaned, or every environment with
- * JUBE_R_FRESH_ENVIRONMENT_PER_RUN, is retired after answering (retire.ts). Configuration is read
+ * An environment that could not be cleaned is retired after answering (retire.ts): Lambda resets
+ * it and initialises it again in the same microVM, so the next init's hygiene is what cleans it;
+ * a fresh microVM per run is the API function's `isolation: run`. Configuration is read
  * once, when the module loads, and a bad value fails the load naming its key.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -136,7 +137,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       ...(wipe && wipe.failures.length > 0 ? [`${wipe.failures.join(', ')} could not be removed`] : []),
     ];
     if (dirty.length > 0) logger.error('the environment is not clean after a run', { problems: dirty });
-    const retire = dirty.length > 0 ? dirty.join('; ') : containment.freshEnvironmentPerRun ? 'JUBE_R_FRESH_ENVIRONMENT_PER_RUN' : undefined;
+    const retire = dirty.length > 0 ? dirty.join('; ') : undefined;
     return { sweep, wipe, retire };
   }
 

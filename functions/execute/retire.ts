@@ -1,10 +1,13 @@
 /**
- * Retiring an execution environment: the handler posts its answer to the Lambda Runtime API itself
- * and the runtime process exits before the runtime interface client asks for another event. Lambda
- * then starts a new environment for the next request, so nothing of this run (a process or file the
- * hygiene could not remove, or anything at all with JUBE_R_FRESH_ENVIRONMENT_PER_RUN) can meet
- * another request. Exiting after the client's own answer would be too late: by then it has already
- * asked for the next event, which would be lost with the process.
+ * Retiring an execution environment that the hygiene could not clean: the handler posts its answer
+ * to the Lambda Runtime API itself and the runtime process exits before the runtime interface
+ * client asks for another event. This is NOT a new environment: AWS documents that when a runtime
+ * exits, Lambda resets the execution environment and initialises it again, in the same microVM,
+ * and that /tmp survives the reset ("Understanding the Lambda execution environment lifecycle");
+ * kernel objects (System V IPC) live as long as the microVM. What the exit buys is a new init, whose
+ * hygiene cleans before the next run; what keeps another key out is the microVM per key (PER_TENANT).
+ * Exiting after the client's own answer would be too late: by then it has already asked for the
+ * next event, which would be lost with the process.
  */
 import { request } from 'node:http';
 

@@ -93,7 +93,6 @@ function hygieneLayers(containment: Containment): string[] {
   return [
     ...(containment.sweep === 'environment' ? [HYGIENE_LAYERS.environmentSweep] : []),
     ...(containment.wipeAfterRun.length > 0 ? [HYGIENE_LAYERS.writableWipe] : []),
-    ...(containment.freshEnvironmentPerRun ? [HYGIENE_LAYERS.freshEnvironmentPerRun] : []),
   ];
 }
 

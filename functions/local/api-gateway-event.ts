@@ -90,9 +90,11 @@ export function toHttpBody(result: APIGatewayProxyResult): Buffer {
 }
 
 /** A Lambda context for an in-process invocation with `timeoutMs` to run. */
-export function lambdaContext(functionName: string, requestId: string, timeoutMs: number): Context {
+/** `tenantId`: the invoke's TenantId, which Lambda hands a tenant-isolated function in its context. */
+export function lambdaContext(functionName: string, requestId: string, timeoutMs: number, tenantId?: string): Context & { tenantId?: string } {
   const deadline = Date.now() + timeoutMs;
   return {
+    ...(tenantId === undefined ? {} : { tenantId }),
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',

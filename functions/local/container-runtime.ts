@@ -1,6 +1,7 @@
 /**
  * Runs the execute function inside the r-image container, the way Lambda does: the image's own
- * entrypoint (the runtime interface client) polls a Runtime API, here the emulator.
+ * entrypoint (the runtime interface client) polls a Runtime API, here the emulator, and one
+ * container (one execution environment) per isolation key, the invoke's TenantId.
  *
  * The container keeps `--network none`. Its runtime client still reaches the emulator: the
  * container is created and initialised (its network namespace exists, its process has not
@@ -58,38 +59,162 @@ export interface ContainerRuntimeOptions {
   readonly onExit?: (logs: string) => void;
 }
 
-export interface ContainerRuntime extends ExecuteRuntime {
-  readonly kind: 'container';
-  /** The running container's id (changes when an environment is replaced). */
-  containerId(): string;
-  /** How many execution environments (containers) were started so far: 1 + every replacement. */
-  environmentsStarted(): number;
-  logs(): Promise<string>;
+export interface ContainerPoolOptions extends ContainerRuntimeOptions {
+  /**
+   * Containers (active or idle) alive at once, as Lambda caps tenant environments; a call with a key
+   * that has none when the cap is reached is throttled (TooManyRequestsException). Default: unbounded.
+   */
+  readonly maxEnvironments?: number;
+  /** An idle key's container is removed after this long, as Lambda reclaims idle environments. */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Start the container of calls without a key (shared tenancy) at once, so the first call is warm;
+   * keyed containers always start on their key's first call (a cold start per new key, as in Lambda).
+   */
+  readonly eager?: boolean;
 }
 
+export interface ContainerRuntime extends ExecuteRuntime {
+  readonly kind: 'container';
+  /** The running container's id for `key` (the invoke's TenantId; none: calls without one). */
+  containerId(key?: string): string;
+  /** How many containers were started for `key` so far: 1 + every replacement (0: none yet). */
+  environmentsStarted(key?: string): number;
+  /** The keys that have a container now. */
+  keys(): string[];
+  logs(key?: string): Promise<string>;
+}
+
+/** The key of calls that carry no TenantId (a function without tenant isolation). */
+const NO_KEY = '';
+const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The execute function with tenant isolation, the way Lambda keys it: one execution environment
+ * (container + its own Runtime API emulator) per TenantId, never shared with another key; calls with
+ * the same key reuse that container (one at a time: Lambda would start a second environment of the
+ * same key for a concurrent call, this emulation queues it). Two keys therefore share no process,
+ * no /tmp, no IPC namespace (each container has its own), nothing but the read-only image.
+ */
+export async function startContainerRuntime(options: ContainerPoolOptions = {}): Promise<ContainerRuntime> {
+  const pool = new Map<string, KeyEnvironment>();
+  const starting = new Map<string, Promise<KeyEnvironment>>();
+  const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  let closed = false;
+
+  const live = () => pool.size + starting.size;
+  const environmentOf = (key: string): Promise<KeyEnvironment> | undefined => {
+    const ready = pool.get(key);
+    if (ready) return Promise.resolve(ready);
+    const pending = starting.get(key);
+    if (pending) return pending;
+    if (options.maxEnvironments !== undefined && live() >= options.maxEnvironments) return undefined;
+    const started = startKeyEnvironment(options, () => {
+      if (!closed) void reclaim(key);
+    }, idleTimeoutMs).then(
+      (env) => {
+        starting.delete(key);
+        pool.set(key, env);
+        return env;
+      },
+      (error: unknown) => {
+        starting.delete(key);
+        throw error;
+      },
+    );
+    starting.set(key, started);
+    return started;
+  };
+
+  const reclaim = async (key: string): Promise<void> => {
+    const env = pool.get(key);
+    if (!env || env.busy() > 0) return;
+    pool.delete(key);
+    await env.close();
+  };
+
+  const known = (key: string | undefined): KeyEnvironment => {
+    const env = pool.get(key ?? NO_KEY);
+    if (!env) throw new Error(`no container for key ${JSON.stringify(key ?? NO_KEY)}`);
+    return env;
+  };
+
+  if (options.eager ?? true) await environmentOf(NO_KEY);
+
+  return {
+    kind: 'container',
+    containerId: (key) => known(key).containerId(),
+    environmentsStarted: (key) => pool.get(key ?? NO_KEY)?.environmentsStarted() ?? 0,
+    keys: () => [...pool.keys()],
+    logs: (key) => known(key).logs(),
+    async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
+      if (closed) return { ok: false, errorType: 'Runtime.Closed', errorMessage: 'the container runtime was closed' };
+      const key = context.tenantId ?? NO_KEY;
+      const env = environmentOf(key);
+      if (!env) {
+        return {
+          ok: false,
+          errorType: 'TooManyRequestsException',
+          errorMessage: `Rate exceeded: ${options.maxEnvironments} execution environments (active or idle) exist and none is this key's`,
+          throttled: true,
+        };
+      }
+      return (await env).invoke(payload, context);
+    },
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.allSettled([...starting.values()]);
+      await Promise.all([...pool.values()].map((env) => env.close()));
+      pool.clear();
+    },
+  };
+}
+
+/** One container of a key's environment (replaced when its runtime exits). */
 interface Environment {
   readonly id: string;
   readonly relay: ChildProcess;
   readonly waiter: ChildProcess;
 }
 
-/** Starts one execution environment (container + emulator); resolves once the container runs. */
-export async function startContainerRuntime(options: ContainerRuntimeOptions = {}): Promise<ContainerRuntime> {
+interface KeyEnvironment {
+  invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome>;
+  containerId(): string;
+  environmentsStarted(): number;
+  busy(): number;
+  logs(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * One key's execution environment (container + emulator); resolves once the container runs. A
+ * runtime that exits is replaced by a new container of the same key: Lambda resets and initialises
+ * that environment again in the same microVM, which a new container stands in for here.
+ */
+async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () => void, idleTimeoutMs: number): Promise<KeyEnvironment> {
   const image = options.image ?? DEFAULT_IMAGE;
   const dir = mkdtempSync(join(tmpdir(), 'jube-r-runtime-'));
   const emulator = await startRuntimeApiEmulator({ listen: { path: join(dir, 'runtime.sock') } });
   let started = 1;
   let closed = false;
+  let busy = 0;
+  let idleTimer: NodeJS.Timeout | undefined;
   let replacing: Promise<void> = Promise.resolve();
   const retired = new WeakSet<Environment>();
-  // A runtime that exits (it died, or retired its environment after answering, which Lambda
-  // answers with a new environment for the next event) is replaced at once, so events already
-  // queued for it are served by the next one instead of failing with it.
+  // A runtime that exits (it died, or retired its environment after answering) is replaced at
+  // once, so events already queued for it are served by the next one instead of failing with it.
   const launch = (): Promise<Environment> =>
     startEnvironment(image, emulator, options, (ended) => {
       if (!closed && !retired.has(ended)) replace(ended);
     });
-  let environment = await launch();
+  let environment: Environment;
+  try {
+    environment = await launch();
+  } catch (error) {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 
   const replace = (old: Environment): void => {
     retired.add(old);
@@ -106,23 +231,39 @@ export async function startContainerRuntime(options: ContainerRuntimeOptions = {
     env.relay.kill('SIGKILL');
   };
 
+  const armIdle = (): void => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(onIdle, idleTimeoutMs);
+    idleTimer.unref();
+  };
+  armIdle();
+
   return {
-    kind: 'container',
     containerId: () => environment.id,
     environmentsStarted: () => started,
+    busy: () => busy,
     logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
-      await replacing;
-      const served = environment;
-      const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
-      // Lambda discards an environment whose invocation timed out (whatever was still running
-      // must not answer the next call) and one whose runtime died; so do we, once per environment.
-      if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) replace(served);
-      await replacing;
-      return outcome;
+      busy += 1;
+      clearTimeout(idleTimer);
+      try {
+        await replacing;
+        const served = environment;
+        const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
+        // Lambda resets an environment whose invocation timed out (whatever was still running
+        // must not answer the next call) and one whose runtime died; a new container of the same
+        // key stands in for that reset, once per environment.
+        if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) replace(served);
+        await replacing;
+        return outcome;
+      } finally {
+        busy -= 1;
+        if (busy === 0) armIdle();
+      }
     },
     async close(): Promise<void> {
       closed = true;
+      clearTimeout(idleTimer);
       await replacing.catch(() => undefined);
       await stop(environment);
       emulator.failAll('Runtime.Closed', 'the container runtime was closed');

@@ -8,6 +8,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
+import { tenantEnvironmentCap } from '../../layers/contract/isolation.ts';
 import { lambdaContext } from './api-gateway-event.ts';
 import { killDescendantGroups } from './process-tree.ts';
 import type { ExecuteRuntime, InvokeOutcome } from './runtime.ts';
@@ -24,7 +25,9 @@ const defaultLoadHandler = async (): Promise<ExecuteHandler> =>
   (await import('../execute/handler.ts')).handler;
 
 /**
- * The execute handler in this process, with host R. Lambda's own timeout is emulated: an
+ * The execute handler in this process, with host R. It cannot isolate keys: every TenantId runs in
+ * this one process tree on the host (GET /health says `boundary: none`); use the container runtime
+ * to see keys kept apart. Lambda's own timeout is emulated: an
  * invocation still running at `timeoutMs` is answered as Lambda answers (`Sandbox.Timedout`).
  */
 export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRuntime {
@@ -38,7 +41,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
     async invoke(payload, context) {
       if (closing) return { ok: false, errorType: 'Runtime.ExitError', errorMessage: 'the local stack is shutting down' };
       handler ??= load();
-      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs)))();
+      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
       inflight.add(run);
       void run.catch(() => undefined).finally(() => inflight.delete(run));
       let timer: NodeJS.Timeout | undefined;
@@ -100,13 +103,19 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
     const passOn = Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>
-          /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_|CAPSULE$|CAPSULE_KERNEL$|FRESH_ENVIRONMENT_PER_RUN$|TEST_ESCAPED_RUNNER$)/.test(e[0]) &&
+          /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_|CAPSULE$|CAPSULE_KERNEL$|TEST_ESCAPED_RUNNER$)/.test(e[0]) &&
           e[1] !== undefined,
       ),
     );
+    const config = readServiceConfig(env);
     // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
-    const dataDir = realDirOrUndefined(resolve(readServiceConfig(env).data.dir));
-    return startContainerRuntime({ env: passOn, readOnlyMounts: dataDir ? [dataDir] : [] });
+    const dataDir = realDirOrUndefined(resolve(config.data.dir));
+    return startContainerRuntime({
+      env: passOn,
+      readOnlyMounts: dataDir ? [dataDir] : [],
+      // PER_TENANT: a container per TenantId, capped as Lambda caps tenant environments.
+      ...(config.executePerTenant ? { eager: false, maxEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),
+    });
   }
   return createProcessRuntime({ functionName });
 }

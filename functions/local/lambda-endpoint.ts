@@ -24,6 +24,11 @@ export interface LambdaEndpointOptions {
   readonly runtime: ExecuteRuntime;
   /** Reserved concurrency: invocations running at once. */
   readonly maxInflight: number;
+  /**
+   * The function uses tenant isolation (PER_TENANT): every invoke must carry a TenantId and the
+   * runtime keys its environments by it; otherwise a TenantId is refused. Both as Lambda answers.
+   */
+  readonly perTenant?: boolean;
   /** The function's configured timeout. */
   readonly functionTimeoutMs: number;
   readonly log?: (entry: Record<string, unknown>) => void;
@@ -94,6 +99,12 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
       lambdaError(response, 400, 'InvalidRequestContentException', 'Could not parse request body into json');
       return;
     }
+    const tenant = request.headers['x-amz-tenant-id'];
+    const perTenant = options.perTenant ?? false;
+    if (perTenant !== (typeof tenant === 'string')) {
+      lambdaError(response, 400, 'InvalidParameterValueException', 'Tenant ID configuration not specified or passed to a function when tenant isolation is not enabled.');
+      return;
+    }
     // Checked and taken in one synchronous step, so two arrivals can never both get the last slot.
     if (inflight >= options.maxInflight) {
       log({ message: 'invoke throttled', inflight, maxInflight: options.maxInflight });
@@ -104,7 +115,6 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
     }
     inflight += 1;
     const requestId = randomUUID();
-    const tenant = request.headers['x-amz-tenant-id'];
     const started = Date.now();
     try {
       const outcome = await options.runtime.invoke(payload, {
@@ -118,6 +128,12 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
         'x-amzn-RequestId': requestId,
         'X-Amz-Executed-Version': '$LATEST',
       };
+      if (!outcome.ok && outcome.throttled) {
+        // Lambda's cap on tenant environments: a TooManyRequestsException without a Reason of its own.
+        log({ message: 'invoke throttled: no environment for this key', tenant });
+        lambdaError(response, 429, 'TooManyRequestsException', 'Rate exceeded');
+        return;
+      }
       if (outcome.ok) {
         response.writeHead(200, headers);
         response.end(JSON.stringify(outcome.payload ?? null));

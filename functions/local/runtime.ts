@@ -5,7 +5,13 @@
  */
 export type InvokeOutcome =
   | { readonly ok: true; readonly payload: unknown }
-  | { readonly ok: false; readonly errorType: string; readonly errorMessage: string };
+  | {
+      readonly ok: false;
+      readonly errorType: string;
+      readonly errorMessage: string;
+      /** Refused before running, as Lambda refuses with TooManyRequestsException (no environment for the key). */
+      readonly throttled?: true;
+    };
 
 export interface InvokeContext {
   readonly requestId: string;

@@ -63,6 +63,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         functionName: baseConfig.executeFunctionName,
         runtime,
         maxInflight: baseConfig.maxInflightExecute,
+        perTenant: baseConfig.executePerTenant,
         functionTimeoutMs: localExecuteTimeoutMs(baseConfig.scriptTimeoutSecondsMax, baseConfig.killGraceSeconds),
       });
     }
@@ -81,7 +82,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       return detected;
     };
 
-    const app = createApi({ config, env: options.env, sandbox });
+    // The host-R runtime runs every key in this one process tree: it cannot isolate keys, and says so.
+    const isolationBoundary = kind === 'container' && config.executePerTenant ? 'container-per-key' : 'none';
+    const app = createApi({ config, env: options.env, sandbox, isolationBoundary });
     api = await startApiServer({
       host: options.host,
       port: options.port,

@@ -20,6 +20,7 @@ import { basePackagesOnly, manifestPackages, type ValidatorPackages } from '../.
 import { edge, requestIdOf } from './http/edge.ts';
 import { ingress } from './http/ingress.ts';
 import { jsonResponse } from './http/response.ts';
+import { sessionOf } from './http/session.ts';
 import { tenantOf } from './http/tenant.ts';
 import { once, type ApiDeps } from './routes/deps.ts';
 import { execute } from './routes/execute.ts';
@@ -69,6 +70,9 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),
     sandbox: async () => configuredSandbox(config) ?? { source: 'unknown', layers: [] },
+    // Only Lambda itself (no endpoint override) with PER_TENANT is known to keep keys apart; the
+    // local stack says what its own runtime does (functions/local/stack.ts).
+    isolationBoundary: config.isolation.tenancy === 'PER_TENANT' && config.lambdaEndpoint === undefined ? 'lambda-tenant-isolation' : 'none',
     ...overrides,
   };
 }
@@ -93,6 +97,7 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
           await execute(deps, {
             body,
             tenant: tenantOf(event.headers, { required: deps.config.executePerTenant }),
+            session: sessionOf(event.headers),
             requestId: requestIdOf(event, context),
             // The invoke's deadline is derived from what this invocation has left (execute-invoker.ts).
             remainingTimeMs: () => context.getRemainingTimeInMillis(),

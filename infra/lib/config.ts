@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { MIN_EXECUTE_MEMORY_MIB } from './execute-memory.ts';
+import { ISOLATION_MODES } from '../../layers/contract/isolation.ts';
 import { DEFAULT_INTEGRATION_QUOTA_SECONDS, LAMBDA_INIT_LIMIT_MS, MAX_INTEGRATION_QUOTA_SECONDS } from './timeout-chain.ts';
 
 export const ENVIRONMENT_NAMES = ['dev', 'staging', 'prod'] as const;
@@ -63,6 +64,12 @@ const IntegrationQuotaSchema = z
     path: ['raisedBy'],
   });
 
+/** 'per-tenant', or an object that says why this environment shares execution environments between keys. */
+const TenancySchema = z.union([
+  z.literal('per-tenant'),
+  z.strictObject({ kind: z.literal('shared'), reason: z.string().trim().min(10, 'say why this environment may share execution environments between isolation keys') }),
+]);
+
 export const DeploymentConfigSchema = z
   .strictObject({
     envName: EnvironmentNameSchema,
@@ -98,15 +105,19 @@ export const DeploymentConfigSchema = z
       ephemeralStorageMiB: int(512, 10_240),
       /** Reserved concurrency of the execute function = JUBE_R_MAX_INFLIGHT_EXECUTE. */
       maxInflight: int(1, 1000),
-      /** 'per-tenant': Lambda tenant isolation, an execution environment never serves two tenants. */
-      tenancy: z.enum(['shared', 'per-tenant']),
       /**
-       * The execute runtime retires its environment after every answer, so no request ever runs in
-       * an environment another request used: a cold start per call (docs/deploying.md, measured in
-       * `npm run bench`). Off, an environment is cleaned after every run and retired only when the
-       * cleaning fails (docs/threat-model.md).
+       * 'per-tenant': Lambda tenant isolation (TenancyConfig PER_TENANT), an execution environment, and
+       * so its Firecracker microVM, never serves two isolation keys. The boundary in Lambda is that
+       * microVM, so every environment uses it; 'shared' only with the reason written down (e.g. a
+       * sandbox account that runs no caller's code), reported by GET /health. Lambda cannot change it
+       * in place: switching replaces the function (docs/deploying.md).
        */
-      freshEnvironmentPerRun: z.boolean(),
+      tenancy: TenancySchema,
+      /**
+       * What one isolation key (one TenantId, one set of microVMs) stands for: 'tenant' (X-Jube-Tenant),
+       * 'session' (the tenant plus X-Jube-Session), 'run' (a fresh key, and so a new microVM, per call).
+       */
+      isolation: z.enum(ISOLATION_MODES),
     }),
     validate: z.strictObject({
       memoryMiB: int(128, 10_240),
@@ -186,7 +197,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
   dev: {
     ...common('dev'),
     vpc: { kind: 'create', cidr: '10.40.0.0/16', maxAzs: 2 },
-    execute: { architecture: 'x86_64', memoryMiB: 2048, ephemeralStorageMiB: 1024, maxInflight: 2, tenancy: 'shared', freshEnvironmentPerRun: false },
+    execute: { architecture: 'x86_64', memoryMiB: 2048, ephemeralStorageMiB: 1024, maxInflight: 2, tenancy: 'per-tenant', isolation: 'session' },
     // x86_64 in dev so `sam local` runs the function natively on the usual workstation.
     validate: { memoryMiB: 1024, architecture: 'x86_64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
@@ -198,7 +209,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
   staging: {
     ...common('staging'),
     vpc: { kind: 'create', cidr: '10.41.0.0/16', maxAzs: 2 },
-    execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant', freshEnvironmentPerRun: true },
+    execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant', isolation: 'run' },
     validate: { memoryMiB: 1024, architecture: 'arm64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
     api: { throttlingRateLimit: 20, throttlingBurstLimit: 40, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
@@ -219,7 +230,7 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
       // PLACEHOLDER: associating the DNS firewall assumes this VPC is dedicated to jube-r (docs/deploying.md).
       dnsFirewall: 'associate',
     },
-    execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant', freshEnvironmentPerRun: false },
+    execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant', isolation: 'session' },
     validate: { memoryMiB: 1536, architecture: 'arm64' },
     timeouts: {
       defaultScriptSeconds: 30,

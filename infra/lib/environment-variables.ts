@@ -43,7 +43,6 @@ export function sandboxLayers(config: DeploymentConfig): string[] {
     CAPSULE_LAYERS.preload,
     HYGIENE_LAYERS.environmentSweep,
     HYGIENE_LAYERS.writableWipe,
-    ...(config.execute.freshEnvironmentPerRun ? [HYGIENE_LAYERS.freshEnvironmentPerRun] : []),
     'lambda-microvm',
     ...(config.execute.tenancy === 'per-tenant' ? ['lambda-per-tenant-isolation'] : []),
     'execute-role-logs-only',
@@ -71,6 +70,8 @@ export function validateEnvironment(
     JUBE_R_MAX_REQUEST_BODY_BYTES: String(config.api.maxRequestBodyBytes),
     JUBE_R_EXECUTE_FUNCTION_NAME: names.executeFunctionName,
     JUBE_R_EXECUTE_TENANCY: config.execute.tenancy === 'per-tenant' ? 'PER_TENANT' : 'SHARED',
+    ...(config.execute.tenancy === 'per-tenant' ? {} : { JUBE_R_SHARED_TENANCY_REASON: config.execute.tenancy.reason }),
+    JUBE_R_ISOLATION: config.execute.isolation,
     JUBE_R_DATA_BUCKET: names.dataBucketName,
     JUBE_R_PRESIGN_TTL_SECONDS: String(config.data.presignTtlSeconds),
     JUBE_R_SANDBOX_LAYERS: sandboxLayers(config).join(','),
@@ -81,8 +82,5 @@ export function validateEnvironment(
 }
 
 export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
-  return {
-    ...scriptLimits(config, chain),
-    JUBE_R_FRESH_ENVIRONMENT_PER_RUN: String(config.execute.freshEnvironmentPerRun),
-  };
+  return scriptLimits(config, chain);
 }

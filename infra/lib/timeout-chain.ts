@@ -8,7 +8,7 @@
  *     < validate Lambda timeout < API integration timeout <= quota
  *
  * Cold starts: Lambda's init of an execute environment (an image cold start in the VPC; under
- * PER_TENANT a new environment for every tenant it has not seen) is NOT counted in the function
+ * PER_TENANT a new environment for every isolation key it has none for) is NOT counted in the function
  * timeout. Lambda gives init at most 10 s and then retries it inside the invocation, under the
  * function timeout; so a cold invoke lasts at most `init + execute timeout`, with init <= 10 s.
  * The chain leaves `executeColdStartHeadroomMs` of that on top of the execute timeout. The

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { PLOT_LIMITS } from '../contract/execute.ts';
+import { ISOLATION_MODES, TENANCIES, type IsolationMode, type Tenancy } from '../contract/isolation.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -51,7 +52,11 @@ const ENV_SCHEMA = {
   /** Name (or ARN) of the execute function the validate function invokes. */
   JUBE_R_EXECUTE_FUNCTION_NAME: z.string().min(1).default('jube-r-execute'),
   /** PER_TENANT (set by the stack when the execute function uses Lambda tenant isolation): invoke with a TenantId. */
-  JUBE_R_EXECUTE_TENANCY: z.enum(['SHARED', 'PER_TENANT']).default('SHARED'),
+  JUBE_R_EXECUTE_TENANCY: z.enum(TENANCIES).default('SHARED'),
+  /** Why a deployment shares execution environments between keys (the stack sets it with SHARED). */
+  JUBE_R_SHARED_TENANCY_REASON: z.string().min(1).optional(),
+  /** What one isolation key, and so one TenantId, stands for (layers/contract/isolation.ts). */
+  JUBE_R_ISOLATION: z.enum(ISOLATION_MODES).default('session'),
   /** Lambda endpoint override: the local emulation or `sam local start-lambda`; unset means AWS. */
   JUBE_R_LAMBDA_ENDPOINT: z.url().optional(),
   /** Lambda client request timeout; must exceed the execute function's own timeout. */
@@ -108,6 +113,12 @@ export interface ServiceConfig {
   readonly executeFunctionName: string;
   /** Each invocation carries the caller's tenant as its TenantId (JUBE_R_EXECUTE_TENANCY=PER_TENANT). */
   readonly executePerTenant: boolean;
+  /** How invocations are keyed (functions/validate/invoke/isolation-key.ts), as GET /health reports it. */
+  readonly isolation: {
+    readonly mode: IsolationMode;
+    readonly tenancy: Tenancy;
+    readonly sharedTenancyReason: string | undefined;
+  };
   readonly lambdaEndpoint: string | undefined;
   /** Defaults to the local execute timeout (localExecuteTimeoutMs) + 5 s, so it outlives the execute function. */
   readonly lambdaClientTimeoutMs: number;
@@ -187,6 +198,11 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     },
     executeFunctionName: e.JUBE_R_EXECUTE_FUNCTION_NAME,
     executePerTenant: e.JUBE_R_EXECUTE_TENANCY === 'PER_TENANT',
+    isolation: {
+      mode: e.JUBE_R_ISOLATION,
+      tenancy: e.JUBE_R_EXECUTE_TENANCY,
+      sharedTenancyReason: e.JUBE_R_SHARED_TENANCY_REASON,
+    },
     lambdaEndpoint: e.JUBE_R_LAMBDA_ENDPOINT,
     lambdaClientTimeoutMs:
       e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ??

@@ -15,6 +15,7 @@ import {
   refineDistinctNames,
   RNameSchema,
 } from './execute.ts';
+import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES } from './isolation.ts';
 import { ValidationResultSchema } from './validation.ts';
 import { SandboxRulesSchema } from '../rules/rules.ts';
 
@@ -111,6 +112,21 @@ export const SandboxStatusSchema = z.strictObject({
 });
 export type SandboxStatus = z.infer<typeof SandboxStatusSchema>;
 
+/**
+ * GET /health `isolation`: how this deployment keys execution environments. `tenancy` is the execute
+ * function's TenancyConfig; `sharedTenancyReason` is the config's stated reason wherever it is SHARED;
+ * `mode` is what one key stands for; `boundary` is what actually keeps two keys apart here.
+ */
+export const IsolationStatusSchema = z.strictObject({
+  tenancy: z.enum(TENANCIES),
+  sharedTenancyReason: z.string().optional(),
+  mode: z.enum(ISOLATION_MODES),
+  boundary: z.enum(ISOLATION_BOUNDARIES),
+  /** Lambda's cap on tenant execution environments (active or idle): 2,500 per 1,000 concurrency. */
+  maxTenantEnvironments: count.optional(),
+});
+export type IsolationStatus = z.infer<typeof IsolationStatusSchema>;
+
 export const HealthResponseSchema = z.strictObject({
   status: z.literal('ok'),
   service: z.literal('jube-r'),
@@ -120,6 +136,7 @@ export const HealthResponseSchema = z.strictObject({
   rules: SandboxRulesSchema,
   limits: LimitsSchema,
   sandbox: SandboxStatusSchema,
+  isolation: IsolationStatusSchema,
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
 
@@ -138,6 +155,7 @@ export const ERROR_STATUS = {
   UNKNOWN_FIELD: 400,
   INVALID_TENANT: 400,
   TENANT_REQUIRED: 400,
+  INVALID_SESSION: 400,
   NOT_FOUND: 404,
   /** 404 like an object one may not see: the same answer whether malformed, stale, missing or not yours. */
   DATA_POINTER_UNRESOLVED: 404,
@@ -156,6 +174,15 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
+/**
+ * Why a 503 THROTTLED: `concurrency` (the execute function's reserved concurrency or the account's),
+ * `invocation-rate` (Lambda's invocation rate limits), `tenant-environments` (under PER_TENANT, Lambda's
+ * cap of 2,500 tenant execution environments, active or idle, per 1,000 concurrency: new isolation
+ * keys must wait until idle environments are reclaimed).
+ */
+export const THROTTLE_REASONS = ['concurrency', 'invocation-rate', 'tenant-environments'] as const;
+export type ThrottleReason = (typeof THROTTLE_REASONS)[number];
+
 export const FieldIssueSchema = z.strictObject({ path: z.string(), message: z.string() });
 /** One problem in a request body, addressed by a path such as `variables[2].value`. */
 export type FieldIssue = Readonly<z.infer<typeof FieldIssueSchema>>;
@@ -167,6 +194,8 @@ export const ErrorBodySchema = z.strictObject({
   requestId: z.string(),
   /** Per-field problems for INVALID_REQUEST and UNKNOWN_FIELD. */
   issues: z.array(FieldIssueSchema).optional(),
+  /** For THROTTLED: which limit refused the call. */
+  reason: z.enum(THROTTLE_REASONS).optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
@@ -181,12 +210,20 @@ const GENERIC_5XX: Readonly<Record<number, string>> = {
 /** 5xx codes whose fixed wording says more than their status's. */
 const CODE_5XX: Readonly<Partial<Record<ErrorCode, string>>> = {
   EXECUTE_ENVIRONMENT_LOST:
-    'the execution environment ended during this call (the script may have ended its own runtime); it was not retried, the next call runs in a fresh environment; quote the requestId when reporting it',
+    'the execution environment ended during this call (the script may have ended its own runtime); it was not retried, the next call runs after that environment is initialised again; quote the requestId when reporting it',
+};
+
+const THROTTLE_MESSAGES: Readonly<Record<ThrottleReason, string>> = {
+  concurrency: GENERIC_5XX[503]!,
+  'invocation-rate': 'the execute function is at its invocation rate limit; retry after the Retry-After interval',
+  'tenant-environments':
+    'the execute function is at its cap on isolated execution environments (active or idle); retry after the Retry-After interval, or reuse an isolation key (tenant or session) that already has one',
 };
 
 /** The caller-facing message for `code`: `message` below 500, the fixed wording from 500 up. */
-export function callerMessage(code: ErrorCode, message: string | undefined): string {
+export function callerMessage(code: ErrorCode, message: string | undefined, reason?: ThrottleReason): string {
   const status = ERROR_STATUS[code];
   if (status < 500 && message !== undefined) return message;
+  if (code === 'THROTTLED' && reason !== undefined) return THROTTLE_MESSAGES[reason];
   return CODE_5XX[code] ?? GENERIC_5XX[status] ?? GENERIC_5XX[500]!;
 }

@@ -35,7 +35,6 @@ export const CAPSULE_LAYERS = {
 export const HYGIENE_LAYERS = {
   environmentSweep: 'environment-sweep',
   writableWipe: 'writable-wipe',
-  freshEnvironmentPerRun: 'fresh-environment-per-run',
 } as const;
 
 /**

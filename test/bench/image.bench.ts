@@ -1,9 +1,9 @@
 /**
  * The image: its size, and the cold start (container start to the first response through the
  * Runtime API emulator) beside a warm invocation in the same environment, median of a few runs;
- * then what JUBE_R_FRESH_ENVIRONMENT_PER_RUN costs: consecutive calls to a runtime that retires its
- * environment after every answer (each call a cold start) beside the same calls to one that does
- * not. Needs the image (`npm run image:build`) and rootful podman; says so and returns otherwise.
+ * then what a new isolation key costs (`isolation: run`, or any first call of a tenant or session):
+ * consecutive calls that each carry a new TenantId (each a new container, a cold start) beside the
+ * same calls with one key (one warm container). Needs the image (`npm run image:build`) and rootful podman; says so and returns otherwise.
  */
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
@@ -45,14 +45,15 @@ export async function run(): Promise<void> {
   console.log(`warm invocation (same container), median of ${RUNS}: ${w.toFixed(0)} ms`);
   console.log(`cold / warm: ${(c / w).toFixed(2)}x`);
 
-  const perCall = async (env: Record<string, string>): Promise<number> => {
-    const runtime = await startContainerRuntime({ image, env });
+  /** Median per-call time over RUNS calls, after one warm-up call; `keyOf(i)` is call i's TenantId. */
+  const perCall = async (keyOf: (i: number) => string): Promise<number> => {
+    const runtime = await startContainerRuntime({ image, eager: false });
     try {
-      await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000 });
+      await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: keyOf(-1) });
       const times: number[] = [];
       for (let i = 0; i < RUNS; i += 1) {
         const started = performance.now();
-        const outcome = await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000 });
+        const outcome = await runtime.invoke(EVENT, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: keyOf(i) });
         if (!outcome.ok) throw new Error(`invocation failed: ${JSON.stringify(outcome)}`);
         times.push(performance.now() - started);
       }
@@ -61,7 +62,7 @@ export async function run(): Promise<void> {
       await runtime.close();
     }
   };
-  const reused = await perCall({});
-  const fresh = await perCall({ JUBE_R_FRESH_ENVIRONMENT_PER_RUN: 'true' });
-  console.log(`per call, environment reused: ${reused.toFixed(0)} ms; fresh environment per run: ${fresh.toFixed(0)} ms (${(fresh / reused).toFixed(2)}x)`);
+  const sameKey = await perCall(() => 'acme_s1');
+  const newKey = await perCall((i) => `acme__run${i + 1}`);
+  console.log(`per call, one isolation key (warm environment): ${sameKey.toFixed(0)} ms; a new key per call (isolation: run): ${newKey.toFixed(0)} ms (${(newKey / sameKey).toFixed(2)}x)`);
 }

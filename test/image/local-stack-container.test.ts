@@ -98,3 +98,46 @@ describe('the local stack, container runtime, a script that kills the execute ha
     expect(next).toMatchObject({ status: 200, body: { status: 'ok', consoleOutput: 'served\n' } });
   });
 });
+
+/**
+ * The local stack as a PER_TENANT deployment: the API derives each call's TenantId from the tenant
+ * and X-Jube-Session, and the container runtime gives every key its own container. A script sees
+ * which environment served it through its hostname (each container has its own UTS namespace).
+ */
+describe.each([
+  ['session', { same: true, otherSession: false }],
+  ['run', { same: false, otherSession: false }],
+] as const)('the local stack, container runtime, PER_TENANT with isolation %s', (mode, expected) => {
+  let keyed: RunningStack | undefined;
+  beforeAll(async () => {
+    keyed = await startStack({ JUBE_R_EXECUTE_RUNTIME: 'container', JUBE_R_EXECUTE_TENANCY: 'PER_TENANT', JUBE_R_ISOLATION: mode });
+  });
+  afterAll(async () => {
+    await keyed?.stop();
+  });
+
+  const hostOf = async (session: string) => {
+    const response = await fetch(`${keyed!.url}/execute`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-jube-tenant': 'acme', 'x-jube-session': session },
+      body: JSON.stringify({ script: 'cat(Sys.info()[["nodename"]])' }),
+    });
+    const body = ExecuteResponseSchema.parse(await response.json());
+    expect(body.status, JSON.stringify(body)).toBe('ok');
+    return body.consoleOutput;
+  };
+
+  it(`reports the container boundary in /health and keys environments by ${mode}`, async () => {
+    // Act
+    const health = (await (await fetch(`${keyed!.url}/health`)).json()) as { isolation: Record<string, unknown> };
+    const first = await hostOf('s1');
+    const again = await hostOf('s1');
+    const other = await hostOf('s2');
+
+    // Assess
+    expect(health.isolation).toMatchObject({ tenancy: 'PER_TENANT', mode, boundary: 'container-per-key' });
+    expect(first).toMatch(/^\S+$/);
+    expect(first === again).toBe(expected.same);
+    expect(first === other).toBe(expected.otherSession);
+  });
+});

@@ -5,7 +5,7 @@
  * cause in the logs.
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { callerMessage, ERROR_STATUS, type ErrorBody, type ErrorCode } from '../../../layers/contract/api.ts';
+import { callerMessage, ERROR_STATUS, type ErrorBody, type ErrorCode, type ThrottleReason } from '../../../layers/contract/api.ts';
 import { ApiError, InvalidRequestError, MethodNotAllowedError, ThrottledError, UnknownFieldError } from './errors.ts';
 import { jsonResponse } from './response.ts';
 
@@ -13,20 +13,21 @@ interface Classified {
   readonly code: ErrorCode;
   readonly headers?: Record<string, string>;
   readonly issues?: readonly { path: string; message: string }[];
+  readonly reason?: ThrottleReason;
 }
 
 function classify(error: unknown): Classified {
   if (!(error instanceof ApiError)) return { code: 'INTERNAL' };
   if (error instanceof UnknownFieldError || error instanceof InvalidRequestError) return { code: error.code, issues: error.issues };
   if (error instanceof MethodNotAllowedError) return { code: error.code, headers: { Allow: error.allow.join(', ') } };
-  if (error instanceof ThrottledError) return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  if (error instanceof ThrottledError) return { code: error.code, headers: { 'Retry-After': String(error.retryAfterSeconds) }, reason: error.reason };
   return { code: error.code };
 }
 
 /** Turns any error into the API's response; unknown errors are INTERNAL. */
 export function errorResponse(error: unknown, requestId: string): APIGatewayProxyResult {
-  const { code, headers, issues } = classify(error);
-  const message = callerMessage(code, error instanceof Error ? error.message : undefined);
-  const body: ErrorBody = { code, message, requestId, ...(issues ? { issues: [...issues] } : {}) };
+  const { code, headers, issues, reason } = classify(error);
+  const message = callerMessage(code, error instanceof Error ? error.message : undefined, reason);
+  const body: ErrorBody = { code, message, requestId, ...(issues ? { issues: [...issues] } : {}), ...(reason ? { reason } : {}) };
   return jsonResponse(ERROR_STATUS[code], body, headers);
 }

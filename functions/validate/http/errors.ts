@@ -3,7 +3,7 @@
  * (layers/contract/api.ts); the HTTP status is chosen once, at the edge (error-response.ts),
  * never where the error is thrown.
  */
-import type { ErrorCode, FieldIssue } from '../../../layers/contract/api.ts';
+import type { ErrorCode, FieldIssue, ThrottleReason } from '../../../layers/contract/api.ts';
 
 /** The base of every fault the API answers with its own code; anything else is INTERNAL. */
 export abstract class ApiError extends Error {
@@ -40,6 +40,10 @@ export class InvalidTenantError extends ApiError {
   override readonly name = 'InvalidTenantError';
   readonly code = 'INVALID_TENANT';
 }
+export class InvalidSessionError extends ApiError {
+  override readonly name = 'InvalidSessionError';
+  readonly code = 'INVALID_SESSION';
+}
 /** Under PER_TENANT an invocation must name its tenant; a shared `default` would mix callers' environments. */
 export class TenantRequiredError extends ApiError {
   override readonly name = 'TenantRequiredError';
@@ -65,11 +69,15 @@ export class DataframeTooLargeError extends ApiError {
   override readonly name = 'DataframeTooLargeError';
   readonly code = 'DATAFRAME_TOO_LARGE';
 }
-/** The execute function is at its reserved concurrency; never retried here. */
+/**
+ * Lambda refused the invoke with TooManyRequestsException; never retried here. `reason` says which
+ * limit (layers/contract/api.ts THROTTLE_REASONS), so a caller knows whether waiting or fewer new
+ * isolation keys helps.
+ */
 export class ThrottledError extends ApiError {
   override readonly name = 'ThrottledError';
   readonly code = 'THROTTLED';
-  constructor(readonly retryAfterSeconds: number, options?: ErrorOptions) {
+  constructor(readonly retryAfterSeconds: number, readonly reason: ThrottleReason = 'concurrency', options?: ErrorOptions) {
     super('the execute function is at its concurrency limit; retry after the Retry-After interval', options);
   }
 }

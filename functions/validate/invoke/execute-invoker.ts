@@ -13,6 +13,7 @@
 import { InvokeCommand, LambdaClient, TooManyRequestsException, type InvokeCommandInput } from '@aws-sdk/client-lambda';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { ExecuteResponseSchema, type ExecuteEventInput, type ExecuteResponse } from '../../../layers/contract/execute.ts';
+import type { ThrottleReason } from '../../../layers/contract/api.ts';
 import { ExecuteDeadlineError, ExecuteEnvironmentLostError, ExecuteFailedError, InvokeError, ThrottledError } from '../http/errors.ts';
 
 export interface InvokeOptions {
@@ -21,7 +22,8 @@ export interface InvokeOptions {
 }
 
 export interface ExecuteInvoker {
-  invoke(event: ExecuteEventInput, tenant: string, options?: InvokeOptions): Promise<ExecuteResponse>;
+  /** `isolationKey`: the call's key (isolation-key.ts), sent as the TenantId under PER_TENANT. */
+  invoke(event: ExecuteEventInput, isolationKey: string, options?: InvokeOptions): Promise<ExecuteResponse>;
 }
 
 /** Below this, starting a script is pointless: it could not answer before the deadline. */
@@ -54,12 +56,16 @@ export function createLambdaClient(config: ServiceConfig, env: NodeJS.ProcessEnv
   });
 }
 
-export function invokeParams(config: ServiceConfig, event: ExecuteEventInput, tenant: string): InvokeCommandInput {
+/**
+ * Lambda refuses a TenantId for a function without tenant isolation and requires one for a function
+ * with it (InvalidParameterValueException), so it is sent exactly under PER_TENANT.
+ */
+export function invokeParams(config: ServiceConfig, event: ExecuteEventInput, isolationKey: string): InvokeCommandInput {
   return {
     FunctionName: config.executeFunctionName,
     InvocationType: 'RequestResponse',
     Payload: Buffer.from(JSON.stringify(event)),
-    ...(config.executePerTenant ? { TenantId: tenant } : {}),
+    ...(config.executePerTenant ? { TenantId: isolationKey } : {}),
   };
 }
 
@@ -107,6 +113,23 @@ function isThrottle(error: unknown): boolean {
   return e?.name === 'TooManyRequestsException' || e?.$metadata?.httpStatusCode === 429;
 }
 
+const CONCURRENCY_REASONS = new Set(['ConcurrentInvocationLimitExceeded', 'ReservedFunctionConcurrentInvocationLimitExceeded']);
+const RATE_REASONS = new Set(['FunctionInvocationRateLimitExceeded', 'ReservedFunctionInvocationRateLimitExceeded', 'CallerRateLimitExceeded']);
+
+/**
+ * Which limit a TooManyRequestsException hit, from its `Reason`. Lambda's Reason values name the
+ * concurrency and rate limits only; AWS documents the cap on tenant environments (2,500 active or
+ * idle per 1,000 concurrency, "Troubleshooting tenant isolation for Lambda functions") as a
+ * TooManyRequestsException "Rate exceeded" with no Reason of its own. So under PER_TENANT a throttle
+ * that names none of those limits is that cap; elsewhere it is read as concurrency.
+ */
+export function throttleReason(error: unknown, perTenant: boolean): ThrottleReason {
+  const reason = (error as { Reason?: unknown } | null)?.Reason;
+  if (typeof reason === 'string' && CONCURRENCY_REASONS.has(reason)) return 'concurrency';
+  if (typeof reason === 'string' && RATE_REASONS.has(reason)) return 'invocation-rate';
+  return perTenant ? 'tenant-environments' : 'concurrency';
+}
+
 function retryAfter(error: unknown): number {
   const raw = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
   const seconds = typeof raw === 'string' || typeof raw === 'number' ? Number(raw) : Number.NaN;
@@ -119,16 +142,16 @@ export function createExecuteInvoker(
   client: LambdaClient = createLambdaClient(config, env),
 ): ExecuteInvoker {
   return {
-    async invoke(event, tenant, options = {}) {
+    async invoke(event, isolationKey, options = {}) {
       const deadlineMs = invokeDeadlineMs(config, options.remainingTimeMs?.());
       if (deadlineMs < MIN_INVOKE_BUDGET_MS) {
         throw new ExecuteDeadlineError(`only ${deadlineMs} ms left for the invoke; the script was not started`);
       }
       let output;
       try {
-        output = await sendBefore(client, new InvokeCommand(invokeParams(config, event, tenant)), deadlineMs);
+        output = await sendBefore(client, new InvokeCommand(invokeParams(config, event, isolationKey)), deadlineMs);
       } catch (error) {
-        if (isThrottle(error)) throw new ThrottledError(retryAfter(error), { cause: error });
+        if (isThrottle(error)) throw new ThrottledError(retryAfter(error), throttleReason(error, config.executePerTenant), { cause: error });
         if (isDeadline(error)) {
           throw new ExecuteDeadlineError(`the execute function did not answer within ${deadlineMs} ms`, { cause: error });
         }
@@ -137,8 +160,8 @@ export function createExecuteInvoker(
       const text = output.Payload ? Buffer.from(output.Payload).toString('utf8') : '';
       if (output.FunctionError) {
         const message = `execute function error (${output.FunctionError}): ${text.slice(0, 2000)}`;
-        // The runtime process ended during the call: Lambda discards that environment, so only
-        // this call is lost. Never retried here: the script may have done its work already.
+        // The runtime process ended during the call: Lambda resets that environment (in the same
+        // microVM, for the same key) before its next call, so only this call is lost. Never retried here: the script may have done its work already.
         if (functionErrorType(text) === 'Runtime.ExitError') throw new ExecuteEnvironmentLostError(message);
         throw new ExecuteFailedError(message);
       }

@@ -12,6 +12,7 @@ import type { Validator } from '../../../layers/validator/validator.ts';
 import type { DataPointerResolver } from '../data-pointers/types.ts';
 import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
 import type { SandboxStatus } from '../../../layers/contract/api.ts';
+import type { IsolationBoundary } from '../../../layers/contract/isolation.ts';
 
 export interface ApiDeps {
   readonly config: ServiceConfig;
@@ -27,6 +28,8 @@ export interface ApiDeps {
   readonly resolver: () => Promise<DataPointerResolver>;
   readonly invoker: () => Promise<ExecuteInvoker>;
   readonly sandbox: () => Promise<SandboxStatus>;
+  /** What keeps two isolation keys apart where this API runs (GET /health `isolation.boundary`). */
+  readonly isolationBoundary: IsolationBoundary;
 }
 
 /** Calls `load` once and keeps what it returned (a rejected promise is forgotten, so a retry can succeed). */

@@ -9,11 +9,15 @@ import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/errors.ts';
 import { parseBody } from '../http/parse-body.ts';
 import { DATA_POINTER_UNRESOLVED_MESSAGE } from '../data-pointers/types.ts';
+import { isolationKey } from '../invoke/isolation-key.ts';
 import type { ApiDeps } from './deps.ts';
 
 export interface ExecuteCall {
   readonly body: unknown;
+  /** Whose data the call may bind, and the base of its isolation key. */
   readonly tenant: string;
+  /** X-Jube-Session, validated; narrows the isolation key under `isolation: session`. */
+  readonly session?: string | undefined;
   readonly requestId: string;
   /** The validate invocation's remaining time (Lambda context); unset: only the configured client timeout bounds the invoke. */
   readonly remainingTimeMs?: () => number;
@@ -63,7 +67,7 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       ...(request.context === undefined ? {} : { context: request.context }),
       requestId: call.requestId,
     },
-    call.tenant,
+    isolationKey(deps.config.isolation.mode, { tenant: call.tenant, session: call.session }),
     call.remainingTimeMs ? { remainingTimeMs: call.remainingTimeMs } : {},
   );
 }

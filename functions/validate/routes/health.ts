@@ -3,7 +3,8 @@ import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { CONTEXT_MAX_DEPTH, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
-import type { HealthResponse, Limits } from '../../../layers/contract/api.ts';
+import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
+import { tenantEnvironmentCap, type IsolationBoundary } from '../../../layers/contract/isolation.ts';
 
 export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
   return {
@@ -49,6 +50,18 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
   };
 }
 
+/** How calls are keyed here and what keeps two keys apart (`boundary`, from where the API runs). */
+export function isolationOf(config: ServiceConfig, boundary: IsolationBoundary): IsolationStatus {
+  const { tenancy, mode, sharedTenancyReason } = config.isolation;
+  return {
+    tenancy,
+    ...(tenancy === 'SHARED' && sharedTenancyReason !== undefined ? { sharedTenancyReason } : {}),
+    mode,
+    boundary,
+    ...(tenancy === 'PER_TENANT' ? { maxTenantEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),
+  };
+}
+
 export async function health(deps: ApiDeps): Promise<HealthResponse> {
   const rules = deps.rules();
   return {
@@ -60,5 +73,6 @@ export async function health(deps: ApiDeps): Promise<HealthResponse> {
     rules,
     limits: limitsOf(deps.config, rules),
     sandbox: await deps.sandbox(),
+    isolation: isolationOf(deps.config, deps.isolationBoundary),
   };
 }

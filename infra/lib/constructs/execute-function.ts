@@ -1,6 +1,6 @@
 /**
  * The execute function: the r-image container (Node 24 handler + R) in isolated subnets, reserved
- * concurrency = the in-flight cap, optionally PER_TENANT tenancy. Its role can write to its own
+ * concurrency = the in-flight cap, PER_TENANT tenancy unless the config says why not. Its role can write to its own
  * log group, manage the ENIs Lambda needs to place it in the VPC and send X-Ray segments; nothing
  * else (no S3, no Lambda, no other service): a script that escaped R would hold credentials worth
  * nothing, and the network (isolated subnets, one egress rule, DNS firewall) lets it reach nothing.
@@ -80,6 +80,7 @@ export class ExecuteFunction extends Construct {
       vpcSubnets: props.subnets,
       securityGroups: [props.securityGroup],
       environment: { ...props.environment },
+      // CloudFormation cannot change TenancyConfig in place: switching it replaces the function.
       ...(props.execute.tenancy === 'per-tenant' ? { tenancyConfig: lambda.TenancyConfig.PER_TENANT } : {}),
     });
     // The role's ENI permissions must exist before Lambda validates the VPC configuration.

@@ -323,7 +323,7 @@ describe('/execute', () => {
     // Assess
     expect(result.statusCode).toBe(502);
     expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'EXECUTE_ENVIRONMENT_LOST', requestId: 'req-test-1' });
-    expect((body as { message: string }).message).toContain('the next call runs in a fresh environment');
+    expect((body as { message: string }).message).toContain('the next call runs after that environment is initialised again');
     expect(result.body).not.toContain('signal: killed');
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(1);
   });

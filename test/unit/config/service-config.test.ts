@@ -43,3 +43,17 @@ describe('result caps', () => {
     expect(() => readServiceConfig({ [key]: beyond })).toThrow(key);
   });
 });
+
+describe('isolation', () => {
+  it('defaults to session keys and shared tenancy (no TenantId) where no stack says otherwise', () => {
+    expect(readServiceConfig({}).isolation).toEqual({ mode: 'session', tenancy: 'SHARED', sharedTenancyReason: undefined });
+  });
+
+  it.each(['tenant', 'session', 'run'])('reads JUBE_R_ISOLATION=%s', (mode) => {
+    expect(readServiceConfig({ JUBE_R_ISOLATION: mode, JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' }).isolation).toMatchObject({ mode, tenancy: 'PER_TENANT' });
+  });
+
+  it('refuses an unknown isolation mode, naming the key', () => {
+    expect(() => readServiceConfig({ JUBE_R_ISOLATION: 'call' })).toThrow(/JUBE_R_ISOLATION/);
+  });
+});

@@ -11,7 +11,6 @@ describe('readContainment', () => {
       capsule: { library, probe: '/bin/jube-capsule-probe', kernel: 'auto' },
       sweep: 'run',
       wipeAfterRun: [],
-      freshEnvironmentPerRun: false,
       testEscapedRunner: false,
     });
   });
@@ -28,9 +27,10 @@ describe('readContainment', () => {
       JUBE_R_CAPSULE_KERNEL: 'off',
       JUBE_R_SWEEP: 'environment',
       JUBE_R_WIPE_AFTER_RUN: '/tmp:/dev/shm:/var/tmp',
-      JUBE_R_FRESH_ENVIRONMENT_PER_RUN: 'true',
     });
-    expect(c).toMatchObject({ capsule: { kernel: 'off' }, sweep: 'environment', wipeAfterRun: ['/tmp', '/dev/shm', '/var/tmp'], freshEnvironmentPerRun: true });
+    expect(c).toMatchObject({ capsule: { kernel: 'off' }, sweep: 'environment', wipeAfterRun: ['/tmp', '/dev/shm', '/var/tmp'] });
+    // The exit-based "fresh environment per run" is gone: Lambda resets an exited environment in the same microVM.
+    expect(Object.keys(c)).not.toContain('freshEnvironmentPerRun');
   });
 
   it.each([
@@ -39,7 +39,6 @@ describe('readContainment', () => {
     ['JUBE_R_SWEEP', 'everything'],
     ['JUBE_R_WIPE_AFTER_RUN', 'tmp'],
     ['JUBE_R_WIPE_AFTER_RUN', '/'],
-    ['JUBE_R_FRESH_ENVIRONMENT_PER_RUN', 'yes'],
   ])('refuses %s=%s, naming the key', (key, value) => {
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', [key]: value })).toThrow(new RegExp(`^${key}: `));
   });

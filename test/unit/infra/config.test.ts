@@ -66,12 +66,25 @@ describe('resolveDeploymentConfig', () => {
 });
 
 describe('DeploymentConfigSchema', () => {
+  it('accepts shared tenancy only with its reason, which the config keeps', () => {
+    const reason = 'sandbox account: runs only the service\'s own smoke tests';
+    const parsed = DeploymentConfigSchema.parse(withChanges((c) => ({ ...c, execute: { ...c.execute, tenancy: { kind: 'shared', reason } } })));
+    expect(parsed.execute.tenancy).toEqual({ kind: 'shared', reason });
+  });
+
+  it.each(ENVIRONMENT_NAMES)('%s uses PER_TENANT tenancy', (env) => {
+    expect(resolveDeploymentConfig(env).execute.tenancy).toBe('per-tenant');
+  });
+
   it.each<[string, DeploymentConfigInput, RegExp]>([
     ['a quota above 29 s without stating it was raised', withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, integrationQuota: { seconds: 60 } } })), /raisedBy/],
     ['a quota above 300 s', withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, integrationQuota: { seconds: 301, raisedBy: 'case' } } })), /seconds/],
     ['a default script time above the maximum', withChanges((c) => ({ ...c, timeouts: { ...c.timeouts, defaultScriptSeconds: 21 } })), /defaultScriptSeconds/],
     ['a log retention CloudWatch does not offer', withChanges((c) => ({ ...c, logRetentionDays: 10 })), /logRetentionDays/],
     ['an unknown key', withChanges((c) => ({ ...c, natGateways: 1 }) as DeploymentConfigInput), /natGateways/],
+    ['shared tenancy without a reason', withChanges((c) => ({ ...c, execute: { ...c.execute, tenancy: 'shared' } }) as unknown as DeploymentConfigInput), /"path":\["execute","tenancy"/],
+    ['shared tenancy with an empty reason', withChanges((c) => ({ ...c, execute: { ...c.execute, tenancy: { kind: 'shared', reason: '   ' } } })), /say why/],
+    ['an isolation mode that does not exist', withChanges((c) => ({ ...c, execute: { ...c.execute, isolation: 'call' } }) as unknown as DeploymentConfigInput), /"path":\["execute","isolation"\]/],
     [
       'an existing VPC with a subnet missing for one AZ',
       withChanges((c) => ({

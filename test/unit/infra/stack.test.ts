@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContainment } from '../../../functions/execute/containment.ts';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
@@ -244,9 +244,22 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'environment-sweep', 'writable-wipe']));
       expect(layers).not.toContain('capsule-landlock');
       expect(layers).not.toContain('capsule-seccomp');
-      expect(layers.includes('fresh-environment-per-run')).toBe(config.execute.freshEnvironmentPerRun);
+      expect(layers.includes('lambda-per-tenant-isolation')).toBe(config.execute.tenancy === 'per-tenant');
+      // The exit-based "fresh environment" is gone: an exit only resets the environment in the same microVM.
+      expect(layers).not.toContain('fresh-environment-per-run');
       const execute = (json.Resources[id.executeFunction]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
-      expect(execute['JUBE_R_FRESH_ENVIRONMENT_PER_RUN']).toBe(String(config.execute.freshEnvironmentPerRun));
+      expect(Object.keys(execute).filter((key) => key.includes('FRESH_ENVIRONMENT'))).toEqual([]);
+    });
+
+    it('tells the validate handler the isolation mode and tenancy, which its config reader and /health report', () => {
+      const { json, id, config } = get();
+      const variables = (json.Resources[id.validateFunction]!.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      expect(variables['JUBE_R_ISOLATION']).toBe(config.execute.isolation);
+      expect(readServiceConfig(deployedEnvironment(variables)).isolation).toEqual({
+        mode: config.execute.isolation,
+        tenancy: config.execute.tenancy === 'per-tenant' ? 'PER_TENANT' : 'SHARED',
+        sharedTenancyReason: config.execute.tenancy === 'per-tenant' ? undefined : config.execute.tenancy.reason,
+      });
     });
   });
 
@@ -343,6 +356,15 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
         else if (actionsOf(statement).every((a) => a.startsWith('ec2:Describe') || a.startsWith('xray:'))) expect(statement.Resource).toBe('*');
         else expect(resource).toMatch(/:network-interface\/\*|:subnet\/|:security-group\//);
       }
+    });
+
+    it('has an execute role whose only services are the platform\'s own: logs, traces and its ENIs (no managed policy, no S3, STS, Lambda)', () => {
+      const { json, id } = get();
+      const template = Template.fromJSON(json as unknown as Record<string, unknown>);
+      template.resourcePropertiesCountIs('AWS::IAM::ManagedPolicy', { Roles: Match.arrayWith([{ Ref: id.executeRole }]) }, 0);
+      template.hasResourceProperties('AWS::IAM::Role', { Description: Match.stringLikeRegexp('jube-r execute'), ManagedPolicyArns: Match.absent() });
+      const services = new Set(statementsOfRole(json, id.executeRole).flatMap(actionsOf).map((action) => action.split(':')[0]));
+      expect([...services].sort()).toEqual(['ec2', 'logs', 'xray']);
     });
 
     it('can be invoked by the validate role only', () => {
@@ -649,7 +671,7 @@ describe('per-environment differences', () => {
   };
 
   it.each([
-    ['dev', { ReservedConcurrentExecutions: 2, MemorySize: 2048, Timeout: 20, tenancy: undefined }],
+    ['dev', { ReservedConcurrentExecutions: 2, MemorySize: 2048, Timeout: 20, tenancy: 'PER_TENANT' }],
     ['staging', { ReservedConcurrentExecutions: 5, MemorySize: 3008, Timeout: 20, tenancy: 'PER_TENANT' }],
     ['prod', { ReservedConcurrentExecutions: 20, MemorySize: 4096, Timeout: 127, tenancy: 'PER_TENANT' }],
   ] as const)('%s sizes the execute function as configured', (env, expected) => {
@@ -658,6 +680,17 @@ describe('per-environment differences', () => {
     expect(props['MemorySize']).toBe(expected.MemorySize);
     expect(props['Timeout']).toBe(expected.Timeout);
     expect((props['TenancyConfig'] as { TenantIsolationMode?: string } | undefined)?.TenantIsolationMode).toBe(expected.tenancy);
+  });
+
+  it.each(ENVIRONMENT_NAMES)('%s synthesizes its execute function with PER_TENANT tenant isolation', (env) => {
+    const template = Template.fromJSON(synthesized[env].json as unknown as Record<string, unknown>);
+    template.hasResourceProperties('AWS::Lambda::Function', { PackageType: 'Image', TenancyConfig: { TenantIsolationMode: 'PER_TENANT' } });
+  });
+
+  it('staging keys every call as its own run (a new microVM per call); dev and prod key by session', () => {
+    expect(synthesized.dev.config.execute.isolation).toBe('session');
+    expect(synthesized.staging.config.execute.isolation).toBe('run');
+    expect(synthesized.prod.config.execute.isolation).toBe('session');
   });
 
   it('only prod needs (and states) a raised integration quota; its integration timeout is above 29 s', () => {

@@ -1,0 +1,39 @@
+/**
+ * Isolation keys: the names shared by the stack, the API function's configuration and GET /health.
+ * In Lambda the boundary is the Firecracker microVM of one execution environment; under PER_TENANT
+ * tenancy an environment only ever serves invocations carrying one TenantId, so the TenantId the
+ * API function derives (functions/validate/invoke/isolation-key.ts) decides who can ever meet whose
+ * leftovers.
+ */
+
+/**
+ * What one key stands for: `tenant` (every call of a tenant), `session` (a tenant's calls that send
+ * one X-Jube-Session; without the header, the tenant's own key), `run` (each call its own key, so
+ * its own new microVM: Lambda's only real fresh environment per run).
+ */
+export const ISOLATION_MODES = ['tenant', 'session', 'run'] as const;
+export type IsolationMode = (typeof ISOLATION_MODES)[number];
+
+/** The execute function's TenancyConfig as the API function sees it (JUBE_R_EXECUTE_TENANCY). */
+export const TENANCIES = ['PER_TENANT', 'SHARED'] as const;
+export type Tenancy = (typeof TENANCIES)[number];
+
+/**
+ * What actually keeps two keys apart where the API function runs, for GET /health:
+ * `lambda-tenant-isolation` (deployed, PER_TENANT), `container-per-key` (the local stack's container
+ * runtime), `none` (shared tenancy, or the local host-R runtime, which runs every key in one process
+ * tree on the host and cannot isolate them).
+ */
+export const ISOLATION_BOUNDARIES = ['lambda-tenant-isolation', 'container-per-key', 'none'] as const;
+export type IsolationBoundary = (typeof ISOLATION_BOUNDARIES)[number];
+
+/**
+ * Lambda's cap on tenant execution environments, active or idle: 2,500 for every 1,000 concurrent
+ * executions of the function ("Troubleshooting tenant isolation for Lambda functions"); past it an
+ * invoke with a new TenantId gets TooManyRequestsException. The local container runtime applies the
+ * same cap to its containers, so the same path can be shown without AWS.
+ */
+export const TENANT_ENVIRONMENTS_PER_CONCURRENCY = 2.5;
+export function tenantEnvironmentCap(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency * TENANT_ENVIRONMENTS_PER_CONCURRENCY));
+}
