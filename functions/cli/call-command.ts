@@ -6,7 +6,7 @@
  *   jube-r call health|packages
  *   jube-r call validate FILE|-
  *   jube-r call execute FILE|- [--timeout N] [--var name=value ...] [--data name=pointer ...]
- *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T  --http-timeout MS  --no-sign
+ *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T  --session S  --http-timeout MS  --no-sign
  *
  * Exit codes: 0 the call succeeded (and the script was valid / ran ok), 1 invalid or failed
  * script, 2 usage error, 3 the API answered an error or did not answer (printed to stderr).
@@ -19,7 +19,7 @@ import { readScript } from './read-script.ts';
 import { parseRunArguments, UsageError } from './script-arguments.ts';
 
 const USAGE = `usage: jube-r call health|packages|validate FILE|-|execute FILE|- [--timeout N] [--var name=value ...] [--data name=pointer ...]
-       options: --url URL (or JUBE_R_API_URL), --region R, --tenant T, --http-timeout MS, --no-sign`;
+       options: --url URL (or JUBE_R_API_URL), --region R, --tenant T, --session S, --http-timeout MS, --no-sign`;
 
 const CallEnvSchema = z.object({
   JUBE_R_API_URL: z.url().optional(),
@@ -30,6 +30,7 @@ export interface CallArguments {
   readonly url: string;
   readonly region: string | undefined;
   readonly tenant: string | undefined;
+  readonly session: string | undefined;
   readonly httpTimeoutMs: number | undefined;
   readonly sign: boolean;
   /** The script arguments of validate and execute. */
@@ -43,6 +44,7 @@ export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessE
   let url = CallEnvSchema.parse({ JUBE_R_API_URL: env['JUBE_R_API_URL'] || undefined }).JUBE_R_API_URL;
   let region: string | undefined;
   let tenant: string | undefined;
+  let session: string | undefined;
   let httpTimeoutMs: number | undefined;
   let sign = true;
   const rest: string[] = [];
@@ -55,6 +57,7 @@ export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessE
     if (arg === '--url') url = value(arg, tail[++i]);
     else if (arg === '--region') region = value(arg, tail[++i]);
     else if (arg === '--tenant') tenant = value(arg, tail[++i]);
+    else if (arg === '--session') session = value(arg, tail[++i]);
     else if (arg === '--no-sign') sign = false;
     else if (arg === '--http-timeout') {
       httpTimeoutMs = Number(value(arg, tail[++i]));
@@ -64,7 +67,7 @@ export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessE
   if (url === undefined) throw new UsageError('no API URL: pass --url or set JUBE_R_API_URL (the stack output ApiUrl)');
   if (!z.url().safeParse(url).success) throw new UsageError(`--url ${url} is not a URL`);
   if ((route === 'health' || route === 'packages') && rest.length > 0) throw new UsageError(`${route} takes no arguments`);
-  return { route: route as RouteName, url, region, tenant, httpTimeoutMs, sign, rest };
+  return { route: route as RouteName, url, region, tenant, session, httpTimeoutMs, sign, rest };
 }
 
 async function defaultCredentials(): Promise<Credentials> {
@@ -112,6 +115,7 @@ const command: Command = async (args) => {
       ...(call.sign ? { credentials: await defaultCredentials() } : {}),
       ...(call.region ?? process.env['AWS_REGION'] ? { region: call.region ?? process.env['AWS_REGION'] } : {}),
       ...(call.tenant ? { tenant: call.tenant } : {}),
+      ...(call.session ? { session: call.session } : {}),
       ...(call.httpTimeoutMs ? { timeoutMs: call.httpTimeoutMs } : {}),
     });
   } catch (error) {

@@ -40,6 +40,11 @@ export interface JubeRClientOptions {
   readonly region?: string;
   /** X-Jube-Tenant for /execute unless a call names its own. */
   readonly tenant?: string;
+  /**
+   * X-Jube-Session for /execute unless a call names its own: calls of one session share a warm
+   * execution environment, and no two sessions ever share one (where the deployment isolates by session).
+   */
+  readonly session?: string;
   /** Per attempt; must exceed the stack's OrchestratorMinimumHttpTimeoutMs for /execute. */
   readonly timeoutMs?: number;
   readonly maxRetries?: number;
@@ -52,6 +57,7 @@ export interface JubeRClientOptions {
 
 export interface CallOptions {
   readonly tenant?: string;
+  readonly session?: string;
   readonly timeoutMs?: number;
 }
 
@@ -148,10 +154,12 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     const url = new URL(path, base);
     const text = body === undefined ? undefined : JSON.stringify(body);
     const tenant = route === 'execute' ? (callOptions.tenant ?? options.tenant) : undefined;
+    const session = route === 'execute' ? (callOptions.session ?? options.session) : undefined;
     const headers: Record<string, string> = {
       host: url.host,
       ...(text === undefined ? {} : { 'content-type': 'application/json' }),
       ...(tenant === undefined ? {} : { 'x-jube-tenant': tenant }),
+      ...(session === undefined ? {} : { 'x-jube-session': session }),
     };
     const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
 

@@ -55,6 +55,16 @@ describe('createJubeRClient', () => {
     expect(JSON.parse(String(s.requests[0]!.init.body))).toEqual({ script: 'cat(1)', timeoutSeconds: 5 });
   });
 
+  it('sends the session on /execute, a call\'s own session over the client\'s, and never on other routes', async () => {
+    const s = scripted(json(200, OK), json(200, OK), json(200, { valid: true, errors: [], lint: [], durationMs: 1 }));
+    const c = client(s, { session: 'chat-1' });
+    await c.execute({ script: 'cat(1)' });
+    await c.execute({ script: 'cat(1)' }, { session: 'chat-2' });
+    await c.validate({ script: '1' });
+    const sessions = s.requests.map((r) => (r.init.headers as Record<string, string>)['x-jube-session']);
+    expect(sessions).toEqual(['chat-1', 'chat-2', undefined]);
+  });
+
   it('keeps the stage of the base URL and sends no tenant on other routes', async () => {
     const s = scripted(json(200, { valid: true, errors: [], lint: [], durationMs: 1 }));
     await client(s, { baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod' }).validate({ script: '1' });
