@@ -2,6 +2,11 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* Paths                                                                                        */
 /* ------------------------------------------------------------------------------------------- */
@@ -13,14 +18,14 @@ int under(const char *path, const char *root) {
 }
 
 int under_workdir(const char *canonical) {
-  return P->workdir_len > 0 && strncmp(canonical, P->workdir, P->workdir_len) == 0 && canonical[P->workdir_len] == '/';
+  return capsule_policy.workdir_len > 0 && strncmp(canonical, capsule_policy.workdir, capsule_policy.workdir_len) == 0 && canonical[capsule_policy.workdir_len] == '/';
 }
 
 int readable(const char *canonical) {
-  if (under_workdir(canonical) || strcmp(canonical, P->workdir) == 0) return 1;
-  if (under(canonical, P->proc_self)) return 1;
-  for (int i = 0; i < P->n_read; i++)
-    if (under(canonical, P->read_roots[i])) return 1;
+  if (under_workdir(canonical) || strcmp(canonical, capsule_policy.workdir) == 0) return 1;
+  if (under(canonical, capsule_policy.proc_self)) return 1;
+  for (int i = 0; i < capsule_policy.n_read; i++)
+    if (under(canonical, capsule_policy.read_roots[i])) return 1;
   return 0;
 }
 
@@ -30,8 +35,8 @@ int writable(const char *canonical) {
 
 int loadable(const char *canonical) {
   if (under_workdir(canonical)) return 0;
-  for (int i = 0; i < P->n_dl; i++)
-    if (under(canonical, P->dl_roots[i])) return 1;
+  for (int i = 0; i < capsule_policy.n_dl; i++)
+    if (under(canonical, capsule_policy.dl_roots[i])) return 1;
   return 0;
 }
 
@@ -79,7 +84,7 @@ int absolute(int dirfd, const char *path, char *out) {
 int canonical(int dirfd, const char *path, int nofollow, char *out) {
   char abs[PATH_MAX];
   if (absolute(dirfd, path, abs) < 0) return -1;
-  if (!nofollow && realpath(abs, out)) return 0;
+  if (!nofollow && capsule_realpath(abs, out)) return 0;
   if (!nofollow && errno != ENOENT) return -1;
   /* Resolve the parent, keep the last component. */
   size_t len = strlen(abs);
@@ -87,7 +92,7 @@ int canonical(int dirfd, const char *path, int nofollow, char *out) {
   char *slash = strrchr(abs, '/');
   const char *leaf = slash + 1;
   if (!*leaf || strcmp(leaf, ".") == 0 || strcmp(leaf, "..") == 0) {
-    if (realpath(abs, out)) return 0;
+    if (capsule_realpath(abs, out)) return 0;
     return -1;
   }
   char parent[PATH_MAX];
@@ -97,7 +102,7 @@ int canonical(int dirfd, const char *path, int nofollow, char *out) {
     parent[slash - abs] = '\0';
   }
   char resolved[PATH_MAX];
-  if (!realpath(parent, resolved)) return -1;
+  if (!capsule_realpath(parent, resolved)) return -1;
   if (snprintf(out, PATH_MAX, "%s%s%s", resolved, strcmp(resolved, "/") == 0 ? "" : "/", leaf) >= PATH_MAX) {
     errno = ENAMETOOLONG;
     return -1;
@@ -127,6 +132,86 @@ int check_path(int dirfd, const char *path, int write, int nofollow, const char 
   }
   if (write ? writable(out) : readable(out)) return 0;
   refused(op, out);
+  errno = EACCES;
+  return -1;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Looking at a path without opening it: stat, access, realpath, readlink                        */
+/* ------------------------------------------------------------------------------------------- */
+
+/* A directory on the way to an allowed place (/, /tmp above the workdir, /usr above /usr/lib):
+ * its existence is no secret, and R stats each one when it creates nested directories. */
+static int on_the_way(const char *canonical, const char *root) {
+  if (strcmp(canonical, "/") == 0) return 1;
+  size_t n = strlen(canonical);
+  return strncmp(root, canonical, n) == 0 && root[n] == '/';
+}
+
+static int on_the_way_anywhere(const char *canonical) {
+  if (on_the_way(canonical, capsule_policy.workdir) || on_the_way(canonical, capsule_policy.proc_self)) return 1;
+  for (int i = 0; i < capsule_policy.n_read; i++)
+    if (on_the_way(canonical, capsule_policy.read_roots[i])) return 1;
+  return 0;
+}
+
+int lookup_allowed(const char *canonical) { return readable(canonical) || on_the_way_anywhere(canonical); }
+
+/* Another process's /proc directory or anything in it (cwd, exe, fd/N, root name its files). */
+static int other_process_entry(const char *canonical) {
+  if (strncmp(canonical, "/proc/", 6) != 0 || canonical[6] < '0' || canonical[6] > '9') return 0;
+  return !under(canonical, capsule_policy.proc_self);
+}
+
+/* Whether the deepest directory of `abs` that exists is one the policy lets the script read: then
+ * "no such file" tells it nothing it could not list itself. */
+static int nearest_existing_readable(const char *abs) {
+  char prefix[PATH_MAX], resolved[PATH_MAX];
+  snprintf(prefix, sizeof prefix, "%s", abs);
+  for (;;) {
+    char *slash = strrchr(prefix, '/');
+    if (!slash) return 0;
+    if (slash == prefix) {
+      prefix[1] = '\0';
+    } else {
+      *slash = '\0';
+    }
+    if (capsule_realpath(prefix, resolved)) return readable(resolved);
+    if (strcmp(prefix, "/") == 0) return 0;
+  }
+}
+
+/*
+ * The read rules for a look at a path. 0 and the canonical path in `out` when it is readable (or
+ * a directory on the way to a readable place); otherwise -1 with EACCES, whether or not the path
+ * exists, so that nothing outside the readable roots can be probed for existence: "no such file"
+ * (ENOENT) is only ever the answer inside them. The same answer for "absent" and "refused" is why
+ * EACCES rather than ENOENT: R reports it as an unreadable file, which it is.
+ */
+int check_lookup(int dirfd, const char *path, int nofollow, const char *op, char *out) {
+  if (path && in_list(path, STANDARD_STREAMS)) {
+    snprintf(out, PATH_MAX, "%s", path);
+    return 0;
+  }
+  char abs[PATH_MAX], named[PATH_MAX];
+  if (absolute(dirfd, path, abs) < 0) return -1;
+  /* Where the name itself lives (the last component not followed): /proc/<other>/cwd is refused
+   * before following it could name the other process's directory. */
+  if (canonical(dirfd, path, 1, named) == 0 && other_process_entry(named)) {
+    refused(op, path);
+    errno = EACCES;
+    return -1;
+  }
+  if (canonical(dirfd, path, nofollow, out) == 0) {
+    if (lookup_allowed(out) && !other_process_entry(out)) return 0;
+  } else {
+    int saved = errno;
+    if (nearest_existing_readable(abs)) {
+      errno = saved; /* the real answer (ENOENT, ENOTDIR, ...): inside the readable roots */
+      return -1;
+    }
+  }
+  refused(op, path);
   errno = EACCES;
   return -1;
 }
