@@ -66,6 +66,9 @@ describe('capsule kernel layers against raw system calls', () => {
       kill_self: 'ok',
       execve: 'errno=1',
       fork: 'errno=1',
+      msgget: 'errno=1',
+      mq_open: 'errno=1',
+      rt_tgsigqueueinfo_parent: 'errno=1',
     });
     expect(readdirSync(outside)).toEqual(['secret.txt']);
   });
@@ -73,6 +76,6 @@ describe('capsule kernel layers against raw system calls', () => {
   it('let the same calls through in the Lambda posture: the limit the docs state', async () => {
     const calls = await rawCalls('off');
     expect(calls['report']).toBe('preload=armed landlock=off seccomp=off');
-    expect(calls).toMatchObject({ open_read_outside: 'ok', open_create_outside: 'ok', socket_inet: 'ok' });
+    expect(calls).toMatchObject({ open_read_outside: 'ok', open_create_outside: 'ok', socket_inet: 'ok', msgget: 'ok', mq_open: 'ok' });
   });
 });
