@@ -8,19 +8,30 @@
  *     fork/vfork/_Fork, clone without CLONE_THREAD, daemon, forkpty, wordexp command substitution);
  *   - no socket opens and no name is resolved (socket, connect, getaddrinfo, gethostbyname, ...);
  *   - no signal reaches another process (kill, killpg, sigqueue, tgkill, pidfd);
+ *   - no System V IPC object or POSIX message queue is created or used (they outlive the run);
  *   - files are created, written, truncated, renamed, linked, removed or re-moded only inside the
  *     run's workdir; they are read only there and in the read roots (R, its libraries, system
  *     libraries, locale, fonts, time zones); this process's own /proc entries but no other's;
+ *   - realpath, the stat family, access and readlink answer only there too: elsewhere EACCES,
+ *     whether or not the path exists;
  *   - shared objects load only from the library roots (never the workdir or any writable place);
  *   - dlsym/dlvsym refuse every function above by name, and R's own symbol lookups (.C, .Call,
  *     getNativeSymbolInfo) resolve only to objects under the library roots, never to the C runtime
  *     (libc, the dynamic loader), so `.C("execv", ...)` or a lookup of `syscall` fails.
+ * And from load, before any R code: every inherited descriptor but 0-2 is closed.
+ *
+ * The system-call level of all this is one table (rules.c): the seccomp filter, the syscall()
+ * wrapper and the names dlsym refuses all come from it. The policy, "armed" included, is one
+ * static object on pages of its own, sealed read-only when it arms and reached without any
+ * pointer, so a script that writes its own memory cannot clear a word to disarm it; it would
+ * have to run native code (mprotect), which is what the kernel layers, where they exist, and the
+ * microVM are for. The capsule is a first line, not the boundary in Lambda.
  *
  * This works by interposition, so it holds against R code and against the C code R and its
  * packages run, which call libc through the PLT. It does not hold against native code that makes
  * raw system calls (e.g. after a memory-corruption exploit): where the kernel allows it (no_new_privs
  * accepted), arming also installs a Landlock ruleset (files, exec, TCP, signals) and a seccomp filter
- * (exec, fork, sockets, signals, ptrace, namespaces, io_uring) with the same intent, and reports which
+ * (exec, fork, sockets, signals, IPC, ptrace, namespaces, io_uring, ...) with the same intent, and reports which
  * of the three are active. In AWS Lambda only the interposition layer is available; the microVM per
  * execution environment is the boundary below it.
  *
