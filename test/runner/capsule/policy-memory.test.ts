@@ -79,14 +79,18 @@ describe('the capsule policy in memory', () => {
       fork: 'refused',
       socket: 'refused',
       open_outside: 'refused',
+      msgget: 'refused',
       rearm_status: '1',
       rearm_report: 'preload=armed landlock=off seccomp=off',
+      exec: 'refused',
     });
   });
 
   it('control: unsealed by native code, the same clearing disarms it', async () => {
     const out = await attack('unseal');
     expect(out['unsealed']).toBe('yes');
-    expect(out).toMatchObject({ fork: 'ok', socket: 'ok', open_outside: 'ok', rearm_status: '0' });
+    expect(out).toMatchObject({ fork: 'ok', socket: 'ok', open_outside: 'ok', msgget: 'ok', rearm_status: '0' });
+    // The program ran in its place: nothing printed after it.
+    expect(out['exec']).toBeUndefined();
   });
 });
