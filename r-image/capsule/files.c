@@ -224,12 +224,6 @@ REAL(int, lstat64, (const char *, struct stat64 *))
 REAL(int, fstatat, (int, const char *, struct stat *, int))
 REAL(int, fstatat64, (int, const char *, struct stat64 *, int))
 REAL(int, statx, (int, const char *, int, unsigned int, struct statx *))
-REAL(int, __xstat, (int, const char *, struct stat *))
-REAL(int, __xstat64, (int, const char *, struct stat64 *))
-REAL(int, __lxstat, (int, const char *, struct stat *))
-REAL(int, __lxstat64, (int, const char *, struct stat64 *))
-REAL(int, __fxstatat, (int, int, const char *, struct stat *, int))
-REAL(int, __fxstatat64, (int, int, const char *, struct stat64 *, int))
 REAL(int, access, (const char *, int))
 REAL(int, faccessat, (int, const char *, int, int))
 REAL(int, euidaccess, (const char *, int))
@@ -279,36 +273,32 @@ API int statx(int dirfd, const char *path, int flags, unsigned int mask, struct 
   GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "stat", resolved);
   return real_statx()(AT_FDCWD, resolved, flags, mask, buf);
 }
-/* The versioned entry points older binaries call (glibc before 2.33 had no stat symbol). */
+/* The versioned entry points older binaries call (glibc before 2.33 had no stat symbol). Newer
+ * glibc keeps them only for those binaries, possibly without a default version that dlsym finds,
+ * so they go through the functions above, as glibc's own do (the layout `ver` names is theirs). */
 API int __xstat(int ver, const char *path, struct stat *buf) {
-  if (!armed()) return real___xstat()(ver, path, buf);
-  GUARD_LOOKUP(AT_FDCWD, path, 0, "stat", resolved);
-  return real___xstat()(ver, resolved, buf);
+  (void)ver;
+  return stat(path, buf);
 }
 API int __xstat64(int ver, const char *path, struct stat64 *buf) {
-  if (!armed()) return real___xstat64()(ver, path, buf);
-  GUARD_LOOKUP(AT_FDCWD, path, 0, "stat", resolved);
-  return real___xstat64()(ver, resolved, buf);
+  (void)ver;
+  return stat64(path, buf);
 }
 API int __lxstat(int ver, const char *path, struct stat *buf) {
-  if (!armed()) return real___lxstat()(ver, path, buf);
-  GUARD_LOOKUP(AT_FDCWD, path, 1, "stat", resolved);
-  return real___lxstat()(ver, resolved, buf);
+  (void)ver;
+  return lstat(path, buf);
 }
 API int __lxstat64(int ver, const char *path, struct stat64 *buf) {
-  if (!armed()) return real___lxstat64()(ver, path, buf);
-  GUARD_LOOKUP(AT_FDCWD, path, 1, "stat", resolved);
-  return real___lxstat64()(ver, resolved, buf);
+  (void)ver;
+  return lstat64(path, buf);
 }
 API int __fxstatat(int ver, int dirfd, const char *path, struct stat *buf, int flags) {
-  if (!armed() || descriptor_itself(path, flags)) return real___fxstatat()(ver, dirfd, path, buf, flags);
-  GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "stat", resolved);
-  return real___fxstatat()(ver, AT_FDCWD, resolved, buf, flags);
+  (void)ver;
+  return fstatat(dirfd, path, buf, flags);
 }
 API int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *buf, int flags) {
-  if (!armed() || descriptor_itself(path, flags)) return real___fxstatat64()(ver, dirfd, path, buf, flags);
-  GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "stat", resolved);
-  return real___fxstatat64()(ver, AT_FDCWD, resolved, buf, flags);
+  (void)ver;
+  return fstatat64(dirfd, path, buf, flags);
 }
 API int access(const char *path, int mode) {
   if (!armed()) return real_access()(path, mode);
