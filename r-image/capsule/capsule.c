@@ -47,6 +47,7 @@
 #include "capsule.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,6 @@
  */
 #ifndef JUBE_CAPSULE_H
 #define JUBE_CAPSULE_H
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
