@@ -46,7 +46,6 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>

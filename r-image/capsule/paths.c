@@ -110,7 +110,29 @@ int canonical(int dirfd, const char *path, int nofollow, char *out) {
   return 0;
 }
 
-/* 0 and the canonical path in `out` if allowed; -1 with errno otherwise. */
+/* Whether the deepest directory of `abs` that exists is one the policy lets the script read (or,
+ * `write`, write): then the real failure ("no such file", "not a directory") tells it nothing it
+ * could not find out by listing that directory itself. */
+static int nearest_existing_allows(const char *abs, int write) {
+  char prefix[PATH_MAX], resolved[PATH_MAX];
+  snprintf(prefix, sizeof prefix, "%s", abs);
+  for (;;) {
+    char *slash = strrchr(prefix, '/');
+    if (!slash) return 0;
+    if (slash == prefix) prefix[1] = '\0';
+    else *slash = '\0';
+    if (capsule_realpath(prefix, resolved))
+      return write ? under_workdir(resolved) || strcmp(resolved, capsule_policy.workdir) == 0 : readable(resolved);
+    if (strcmp(prefix, "/") == 0) return 0;
+  }
+}
+
+/*
+ * 0 and the canonical path in `out` if allowed; -1 with errno otherwise. A path that cannot be
+ * resolved keeps its real error only where its nearest existing directory is allowed (a nested
+ * dir.create() in the workdir needs ENOENT); anywhere else the answer is EACCES, as for a path that
+ * exists there, so that opening cannot probe what exists outside.
+ */
 int check_path(int dirfd, const char *path, int write, int nofollow, const char *op, char *out) {
   if (write && path && in_list(path, STANDARD_STREAMS)) {
     /* These resolve to the handler's pipes, which realpath cannot name. */
@@ -118,12 +140,11 @@ int check_path(int dirfd, const char *path, int write, int nofollow, const char 
     return 0;
   }
   if (canonical(dirfd, path, nofollow, out) < 0) {
-    /* A missing file stays "no such file" when reading, or when writing inside the workdir
-     * (dir.create() of a nested path); creating anything elsewhere is refused. */
-    if (errno != ENOENT) return -1;
+    int saved = errno;
     char abs[PATH_MAX];
-    if (!write || (absolute(dirfd, path, abs) == 0 && under_workdir(abs))) {
-      errno = ENOENT;
+    if (absolute(dirfd, path, abs) < 0) return -1; /* no name to probe with (an empty path) */
+    if (nearest_existing_allows(abs, write)) {
+      errno = saved;
       return -1;
     }
     refused(op, path);
@@ -163,24 +184,6 @@ static int other_process_entry(const char *canonical) {
   return !under(canonical, capsule_policy.proc_self);
 }
 
-/* Whether the deepest directory of `abs` that exists is one the policy lets the script read: then
- * "no such file" tells it nothing it could not list itself. */
-static int nearest_existing_readable(const char *abs) {
-  char prefix[PATH_MAX], resolved[PATH_MAX];
-  snprintf(prefix, sizeof prefix, "%s", abs);
-  for (;;) {
-    char *slash = strrchr(prefix, '/');
-    if (!slash) return 0;
-    if (slash == prefix) {
-      prefix[1] = '\0';
-    } else {
-      *slash = '\0';
-    }
-    if (capsule_realpath(prefix, resolved)) return readable(resolved);
-    if (strcmp(prefix, "/") == 0) return 0;
-  }
-}
-
 /*
  * The read rules for a look at a path. 0 and the canonical path in `out` when it is readable (or
  * a directory on the way to a readable place); otherwise -1 with EACCES, whether or not the path
@@ -206,7 +209,7 @@ int check_lookup(int dirfd, const char *path, int nofollow, const char *op, char
     if (lookup_allowed(out) && !other_process_entry(out)) return 0;
   } else {
     int saved = errno;
-    if (nearest_existing_readable(abs)) {
+    if (nearest_existing_allows(abs, 0)) {
       errno = saved; /* the real answer (ENOENT, ENOTDIR, ...): inside the readable roots */
       return -1;
     }

@@ -1,9 +1,11 @@
 /**
  * Every libc entry point that looks at a path without opening it (the stat family with its
- * versioned and 64-bit names, statx, access, realpath and its fortified and GNU names), called
+ * versioned and 64-bit names, statx, access, realpath and its fortified and GNU names) and the
+ * opens for reading, called
  * directly by native code in a process with the capsule preloaded. Before arming they answer for
  * every path: the control. Once armed, a path outside the readable roots answers EACCES whether
- * it exists or not, and inside the workdir they answer as before (ENOENT for a missing file).
+ * it exists or not (or its directory does), and inside the workdir they answer as before (ENOENT
+ * for a missing file).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,8 @@ const ENTRIES = [
   'realpath',
   'canonicalize_file_name',
   '__realpath_chk',
+  'open',
+  'fopen',
 ];
 let dir: string;
 let bin: string;
@@ -51,7 +55,7 @@ describe('lookups without opening', () => {
       writeFileSync(join(workdir, 'inside.txt'), 'inside\n');
       const result = await execa(
         bin,
-        [join(dir, 'secret.txt'), join(dir, 'no-such-file'), join(workdir, 'inside.txt'), join(workdir, 'no-such-file')],
+        [join(dir, 'secret.txt'), join(dir, 'no-such-file'), join(dir, 'no-such-dir', 'file'), join(workdir, 'inside.txt'), join(workdir, 'no-such-dir', 'file')],
         {
           cwd: workdir,
           reject: false,
@@ -70,9 +74,11 @@ describe('lookups without opening', () => {
         // The control: unarmed, the outside file is there and the missing one is not.
         expect(out[`${entry}:outside`], entry).toBe('ok');
         expect(out[`${entry}:missing`], entry).toBe('errno=2');
+        expect(out[`${entry}:missing_nested`], entry).toBe('errno=2');
         // Armed: the same answer for both, and nothing changes inside the workdir.
         expect(out[`armed ${entry}:outside`], entry).toBe('errno=13');
         expect(out[`armed ${entry}:missing`], entry).toBe('errno=13');
+        expect(out[`armed ${entry}:missing_nested`], entry).toBe('errno=13');
         expect(out[`armed ${entry}:inside`], entry).toBe('ok');
         expect(out[`armed ${entry}:missing_inside`], entry).toBe('errno=2');
       }
