@@ -62,6 +62,19 @@ describe('the capsule policy in memory', () => {
     expect(Number.parseInt(policy.size, 16) % 65536).toBe(0);
   });
 
+  it('is reached by the code alone: no relocation of the library (no pointer, RELRO included) targets it', async () => {
+    const { stdout } = await execa('readelf', ['-rW', CAPSULE_LIBRARY]);
+    const start = Number.parseInt(policy.offset, 16);
+    const end = start + Number.parseInt(policy.size, 16);
+    // R_*_RELATIVE rows end in their addend: the address the loader writes into the slot.
+    const targets = stdout
+      .split('\n')
+      .filter((line) => /_RELATIVE\s/.test(line))
+      .map((line) => Number.parseInt(line.trim().split(/\s+/).at(-1)!, 16));
+    expect(targets.length).toBeGreaterThan(100);
+    expect(targets.filter((t) => t >= start && t < end)).toEqual([]);
+  });
+
   it('leaves no writable word pointing into it once armed', async () => {
     const out = await attack('scan');
     expect(out['status']).toBe('1');
