@@ -1,6 +1,6 @@
 /*
- * jube-r capsule: the process-capability layer of the execute runtime (docs/sandbox-rules.md,
- * "Threat model"). Preloaded into the Rscript the execute handler starts (LD_PRELOAD) and armed by
+ * jube-r capsule: the process-capability layer of the execute runtime (docs/threat-model.md).
+ * Preloaded into the Rscript the execute handler starts (LD_PRELOAD) and armed by
  * the R runner immediately before the untrusted script runs. Arming is one-way: nothing disarms it.
  *
  * Once armed, inside this process:

@@ -3,7 +3,7 @@
  * (what a memory-corruption exploit in R would do) is never seen by the preloaded capsule. Where the
  * kernel accepts no_new_privs, arming also installs Landlock and seccomp, and those refuse it. In
  * the Lambda posture (kernel layers off) the same calls go through: this is the documented limit
- * of the capsule there (docs/sandbox-rules.md, "Threat model"), and the microVM is the boundary.
+ * of the capsule there (docs/threat-model.md, "What the capsule cannot do"), and the microVM is the boundary.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
