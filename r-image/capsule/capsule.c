@@ -12,7 +12,7 @@
  *   - files are created, written, truncated, renamed, linked, removed or re-moded only inside the
  *     run's workdir; they are read only there and in the read roots (R, its libraries, system
  *     libraries, locale, fonts, time zones); this process's own /proc entries but no other's;
- *   - realpath, the stat family, access and readlink answer only there too: elsewhere EACCES,
+ *   - realpath, the stat family, access, readlink and chdir answer only there too: elsewhere EACCES,
  *     whether or not the path exists;
  *   - shared objects load only from the library roots (never the workdir or any writable place);
  *   - dlsym/dlvsym refuse every function above by name, and R's own symbol lookups (.C, .Call,

@@ -300,6 +300,13 @@ API int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *buf, i
   (void)ver;
   return fstatat64(dirfd, path, buf, flags);
 }
+/* setwd() answers whether a directory exists: the same rules. */
+REAL(int, chdir, (const char *))
+API int chdir(const char *path) {
+  if (!armed()) return real_chdir()(path);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "chdir", resolved);
+  return real_chdir()(resolved);
+}
 API int access(const char *path, int mode) {
   if (!armed()) return real_access()(path, mode);
   GUARD_LOOKUP(AT_FDCWD, path, 0, "access", resolved);

@@ -33,6 +33,7 @@ const ENTRIES = [
   'realpath',
   'canonicalize_file_name',
   '__realpath_chk',
+  'chdir',
   'open',
   'fopen',
 ];
