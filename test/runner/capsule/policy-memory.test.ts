@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function attack(mode: 'scan' | 'zero' | 'unseal'): Promise<Record<string, string>> {
+async function attack(mode: 'scan' | 'zero' | 'unseal' | 'sealfail'): Promise<Record<string, string>> {
   const workdir = mkdtempSync(join(tmpdir(), 'jube-r-policy-memory-workdir-'));
   try {
     const result = await execa(bin, [mode, policy.offset, policy.size, outside], {
@@ -97,6 +97,14 @@ describe('the capsule policy in memory', () => {
       rearm_report: 'preload=armed landlock=off seccomp=off',
       exec: 'refused',
     });
+  });
+
+  it('does not report itself armed when the seal fails, and refuses all the same', async () => {
+    const out = await attack('sealfail');
+    expect(out['sealing_fails']).toBe('yes');
+    expect(out['status']).toBe('0');
+    expect(out['report']).toBe('preload=unavailable(the policy could not be sealed: Operation not permitted) landlock=off seccomp=off');
+    expect(out).toMatchObject({ fork: 'refused', socket: 'refused', open_outside: 'refused', msgget: 'refused', rearm_status: '0', exec: 'refused' });
   });
 
   it('control: unsealed by native code, the same clearing disarms it', async () => {
