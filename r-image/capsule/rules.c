@@ -173,7 +173,9 @@ const struct syscall_rule SYSCALL_RULES[] = {
     DENY_ONLY(truncate, IN_WRAPPER),
     DENY_ONLY(openat, IN_WRAPPER),
     DENY_ONLY(openat2, IN_WRAPPER),
-    DENY_ONLY(renameat, IN_WRAPPER),
+#ifdef SYS_renameat
+    DENY_ONLY(renameat, IN_WRAPPER), /* newer architectures (aarch64) have renameat2 only */
+#endif
     DENY_ONLY(renameat2, IN_WRAPPER),
     DENY_ONLY(linkat, IN_WRAPPER),
     DENY_ONLY(symlinkat, IN_WRAPPER),
