@@ -1,6 +1,6 @@
 /*
- * jube-r capsule: the process-capability layer of the execute runtime (docs/sandbox-rules.md,
- * "Threat model"). Preloaded into the Rscript the execute handler starts (LD_PRELOAD) and armed by
+ * jube-r capsule: the process-capability layer of the execute runtime (docs/threat-model.md).
+ * Preloaded into the Rscript the execute handler starts (LD_PRELOAD) and armed by
  * the R runner immediately before the untrusted script runs. Arming is one-way: nothing disarms it.
  *
  * Once armed, inside this process:
@@ -8,19 +8,30 @@
  *     fork/vfork/_Fork, clone without CLONE_THREAD, daemon, forkpty, wordexp command substitution);
  *   - no socket opens and no name is resolved (socket, connect, getaddrinfo, gethostbyname, ...);
  *   - no signal reaches another process (kill, killpg, sigqueue, tgkill, pidfd);
+ *   - no System V IPC object or POSIX message queue is created or used (they outlive the run);
  *   - files are created, written, truncated, renamed, linked, removed or re-moded only inside the
  *     run's workdir; they are read only there and in the read roots (R, its libraries, system
  *     libraries, locale, fonts, time zones); this process's own /proc entries but no other's;
+ *   - realpath, the stat family, access, readlink and chdir answer only there too: elsewhere EACCES,
+ *     whether or not the path exists;
  *   - shared objects load only from the library roots (never the workdir or any writable place);
  *   - dlsym/dlvsym refuse every function above by name, and R's own symbol lookups (.C, .Call,
  *     getNativeSymbolInfo) resolve only to objects under the library roots, never to the C runtime
  *     (libc, the dynamic loader), so `.C("execv", ...)` or a lookup of `syscall` fails.
+ * And from load, before any R code: every inherited descriptor but 0-2 is closed.
+ *
+ * The system-call level of all this is one table (rules.c): the seccomp filter, the syscall()
+ * wrapper and the names dlsym refuses all come from it. The policy, "armed" included, is one
+ * static object on pages of its own, sealed read-only when it arms and reached without any
+ * pointer, so a script that writes its own memory cannot clear a word to disarm it; it would
+ * have to run native code (mprotect), which is what the kernel layers, where they exist, and the
+ * microVM are for. The capsule is a first line, not the boundary in Lambda.
  *
  * This works by interposition, so it holds against R code and against the C code R and its
  * packages run, which call libc through the PLT. It does not hold against native code that makes
  * raw system calls (e.g. after a memory-corruption exploit): where the kernel allows it (no_new_privs
  * accepted), arming also installs a Landlock ruleset (files, exec, TCP, signals) and a seccomp filter
- * (exec, fork, sockets, signals, ptrace, namespaces, io_uring) with the same intent, and reports which
+ * (exec, fork, sockets, signals, IPC, ptrace, namespaces, io_uring, ...) with the same intent, and reports which
  * of the three are active. In AWS Lambda only the interposition layer is available; the microVM per
  * execution environment is the boundary below it.
  *
@@ -35,13 +46,25 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define POLICY (&capsule_policy)
+
 /* ------------------------------------------------------------------------------------------- */
-/* Loading and arming                                                                           */
+/* Loading                                                                                      */
 /* ------------------------------------------------------------------------------------------- */
 
 static void add_root(char roots[][PATH_MAX], int *n, const char *path) {
   char resolved[PATH_MAX];
-  if (*n >= MAX_ROOTS || !path || !*path || !realpath(path, resolved)) return;
+  if (*n >= MAX_ROOTS || !path || !*path || !capsule_realpath(path, resolved)) return;
   for (int i = 0; i < *n; i++)
     if (strcmp(roots[i], resolved) == 0) return;
   strcpy(roots[(*n)++], resolved);
@@ -55,6 +78,21 @@ static void add_root_list(char roots[][PATH_MAX], int *n, const char *list) {
     add_root(roots, n, part);
 }
 
+/*
+ * Every descriptor but the standard streams is closed before anything else runs: a descriptor the
+ * parent leaked without close-on-exec (a socket, another run's file, a pipe to the handler) would
+ * otherwise be R's to use, and no path rule sees an already-open file.
+ */
+static void close_inherited(void) {
+#ifdef SYS_close_range
+  if (capsule_syscall(SYS_close_range, 3, (long)~0U, 0, 0, 0, 0) == 0) return;
+#endif
+  struct rlimit limit;
+  long top = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY ? (long)limit.rlim_cur : 65536;
+  if (top > (1L << 20)) top = 1L << 20;
+  for (long fd = 3; fd < top; fd++) close((int)fd);
+}
+
 static int find_libr(struct dl_phdr_info *info, size_t size, void *data) {
   (void)size;
   const char *slash = strrchr(info->dlpi_name, '/');
@@ -66,77 +104,93 @@ static int find_libr(struct dl_phdr_info *info, size_t size, void *data) {
 }
 
 __attribute__((constructor)) void capsule_load(void) {
-  resolve_dl();
-  void *page = mmap(NULL, sizeof(struct policy), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) return;
-  P = page;
-  memset(P, 0, sizeof *P);
+  close_inherited();
   const char *workdir = getenv("JUBE_R_CAPSULE_WORKDIR");
-  if (workdir && realpath(workdir, P->workdir)) P->workdir_len = strlen(P->workdir);
+  if (workdir && capsule_realpath(workdir, POLICY->workdir)) POLICY->workdir_len = strlen(POLICY->workdir);
   const char *log = getenv("JUBE_R_CAPSULE_LOG");
-  P->log = log && strcmp(log, "1") == 0;
+  POLICY->log = log && strcmp(log, "1") == 0;
   const char *kernel = getenv("JUBE_R_CAPSULE_KERNEL");
-  P->kernel_off = kernel && strcmp(kernel, "off") == 0;
-  for (const char *const *r = SYSTEM_READ_ROOTS; *r; r++) add_root(P->read_roots, &P->n_read, *r);
-  add_root_list(P->read_roots, &P->n_read, getenv("JUBE_R_CAPSULE_READ"));
-  for (const char *const *r = SYSTEM_DL_ROOTS; *r; r++) add_root(P->dl_roots, &P->n_dl, *r);
-  add_root_list(P->dl_roots, &P->n_dl, getenv("JUBE_R_CAPSULE_DLOPEN"));
+  POLICY->kernel_off = kernel && strcmp(kernel, "off") == 0;
+  for (const char *const *r = SYSTEM_READ_ROOTS; *r; r++) add_root(POLICY->read_roots, &POLICY->n_read, *r);
+  add_root_list(POLICY->read_roots, &POLICY->n_read, getenv("JUBE_R_CAPSULE_READ"));
+  for (const char *const *r = SYSTEM_DL_ROOTS; *r; r++) add_root(POLICY->dl_roots, &POLICY->n_dl, *r);
+  add_root_list(POLICY->dl_roots, &POLICY->n_dl, getenv("JUBE_R_CAPSULE_DLOPEN"));
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Arming                                                                                       */
+/* ------------------------------------------------------------------------------------------- */
+
+/* Why arming cannot go ahead, or NULL. */
+static const char *unarmable(void) {
+  if (POLICY->workdir_len == 0) return "JUBE_R_CAPSULE_WORKDIR is not set or does not exist";
+  /* Loaded late (dlopen without LD_PRELOAD), this library would arm but interpose nothing:
+   * everything bound before it resolves to libc. It must come first in the global scope. */
+  Dl_info self, first;
+  dlsym_fn find = libc_dlsym();
+  void *global_fork = find ? find(RTLD_DEFAULT, "fork") : NULL;
+  if (!dladdr((void *)capsule_load, &self) || !global_fork || !dladdr(global_fork, &first) ||
+      first.dli_fbase != self.dli_fbase)
+    return "the capsule was not preloaded: set LD_PRELOAD";
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0 || POLICY_ALIGN % page != 0 || (uintptr_t)POLICY % (uintptr_t)page != 0)
+    return "the policy is not on pages of its own";
+  return NULL;
+}
+
+static void kernel_layers(char *landlock, char *seccomp, size_t size) {
+  if (POLICY->kernel_off) {
+    snprintf(landlock, size, "landlock=off");
+    snprintf(seccomp, size, "seccomp=off");
+  } else if (capsule_syscall(SYS_prctl, (long)(PR_SET_NO_NEW_PRIVS), (long)(1), 0, 0, 0, 0) != 0) {
+    const char *why = strerror(errno);
+    snprintf(landlock, size, "landlock=unavailable(no_new_privs: %s)", why);
+    snprintf(seccomp, size, "seccomp=unavailable(no_new_privs: %s)", why);
+  } else {
+    landlock_status(install_landlock(), landlock, size);
+    int rc = install_seccomp();
+    if (rc > 0) snprintf(seccomp, size, "seccomp=active");
+    else snprintf(seccomp, size, "seccomp=unavailable(%s)", strerror(-rc));
+  }
 }
 
 /*
  * Arms the capsule. Called once by the runner through .C("jube_capsule_arm", ...) right before
  * the script runs; a second call changes nothing. `status` receives 1 when the interposition layer
- * is armed; `report` (a character(1) of at least 255 bytes) the active layers, e.g.
- * "preload=armed landlock=abi6 seccomp=active".
+ * is armed and its policy sealed; `report` (a character(1) of at least 255 bytes) the active
+ * layers, e.g. "preload=armed landlock=abi6 seccomp=active", or why it is not armed.
  */
 API void jube_capsule_arm(int *status, char **report) {
   *status = 0;
-  if (!P) {
-    snprintf(*report, 200, "preload=unavailable(no policy page)");
+  if (POLICY->armed) {
+    *status = POLICY->sealed;
+    snprintf(*report, sizeof POLICY->report, "%s", POLICY->report);
     return;
   }
-  if (P->armed) {
-    *status = 1;
-    snprintf(*report, sizeof P->report, "%s", P->report);
+  const char *why = unarmable();
+  if (why) {
+    snprintf(*report, sizeof POLICY->report, "preload=unavailable(%s)", why);
     return;
   }
-  if (P->workdir_len == 0) {
-    snprintf(*report, 200, "preload=unavailable(JUBE_R_CAPSULE_WORKDIR is not set or does not exist)");
-    return;
-  }
-  /* Loaded late (dlopen without LD_PRELOAD), this library would arm but interpose nothing:
-   * everything bound before it resolves to libc. It must come first in the global scope. */
-  Dl_info self, first;
-  void *global_fork = real_dlsym(RTLD_DEFAULT, "fork");
-  if (!dladdr((void *)capsule_load, &self) || !global_fork || !dladdr(global_fork, &first) || first.dli_fbase != self.dli_fbase) {
-    snprintf(*report, 200, "preload=unavailable(the capsule was not preloaded: set LD_PRELOAD)");
-    return;
-  }
-  P->pid = getpid();
-  snprintf(P->proc_self, sizeof P->proc_self, "/proc/%d", (int)P->pid);
-  dl_iterate_phdr(find_libr, &P->libr_base);
-  /* Resolve every forwarder now: resolving later would run dlsym paths while armed. */
-  resolve_dl();
+  POLICY->pid = getpid();
+  snprintf(POLICY->proc_self, sizeof POLICY->proc_self, "/proc/%d", (int)POLICY->pid);
+  if (dl_iterate_phdr(find_libr, &POLICY->libr_base) == 0) POLICY->libr_base = 0; /* not R: nothing to restrict */
 
   char landlock[96], seccomp[96];
-  if (P->kernel_off) {
-    snprintf(landlock, sizeof landlock, "landlock=off");
-    snprintf(seccomp, sizeof seccomp, "seccomp=off");
-  } else if (capsule_syscall(SYS_prctl, (long)(PR_SET_NO_NEW_PRIVS), (long)(1), 0, 0, 0, 0) != 0) {
-    const char *why = strerror(errno);
-    snprintf(landlock, sizeof landlock, "landlock=unavailable(no_new_privs: %s)", why);
-    snprintf(seccomp, sizeof seccomp, "seccomp=unavailable(no_new_privs: %s)", why);
-  } else {
-    landlock_status(install_landlock(), landlock, sizeof landlock);
-    int rc = install_seccomp();
-    if (rc > 0) snprintf(seccomp, sizeof seccomp, "seccomp=active");
-    else snprintf(seccomp, sizeof seccomp, "seccomp=unavailable(%s)", strerror(-rc));
+  kernel_layers(landlock, seccomp, sizeof landlock);
+  snprintf(POLICY->report, sizeof POLICY->report, "preload=armed %s %s", landlock, seccomp);
+
+  /* Everything the policy holds is written above this line; sealing is the last step. */
+  POLICY->armed = 1;
+  POLICY->sealed = 1;
+  if (mprotect(POLICY, sizeof *POLICY, PROT_READ) != 0) {
+    /* Still armed (refusing costs nothing), but not the armed state the run asked for: whoever
+     * can write this page could clear it, so the runner must not run the script. */
+    int saved = errno;
+    POLICY->sealed = 0;
+    snprintf(POLICY->report, sizeof POLICY->report, "preload=unavailable(the policy could not be sealed: %s) %s %s",
+             strerror(saved), landlock, seccomp);
   }
-  snprintf(P->report, sizeof P->report, "preload=armed %s %s", landlock, seccomp);
-  P->armed = 1;
-  /* From here on the policy is read-only: nothing in this process can loosen it short of
-   * native code, which is what the kernel layers are for. */
-  mprotect(P, sizeof *P, PROT_READ);
-  *status = 1;
-  snprintf(*report, sizeof P->report, "%s", P->report);
+  *status = POLICY->sealed;
+  snprintf(*report, sizeof POLICY->report, "%s", POLICY->report);
 }

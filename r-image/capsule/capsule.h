@@ -1,48 +1,38 @@
 /*
- * jube-r capsule: what its parts share (see capsule.c for what the capsule is and does).
+ * jube-r capsule: what its parts share (see capsule.c for what the capsule is and does). Each unit
+ * includes the system headers it uses itself; this one only what its own declarations need.
  */
 #ifndef JUBE_CAPSULE_H
 #define JUBE_CAPSULE_H
-#include <dirent.h>
-#include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
-#include <link.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/landlock.h>
-#include <linux/seccomp.h>
-#include <netdb.h>
-#include <sched.h>
-#include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/types.h>
-#include <unistd.h>
-#include <utime.h>
-#include <wordexp.h>
+
+#include "rules.h"
 
 #define API __attribute__((visibility("default")))
+#define HIDDEN __attribute__((visibility("hidden")))
 #define MAX_ROOTS 64
 
-/* The policy, filled at load (capsule.c) and at arming, then made read-only. */
-struct policy {
+/*
+ * The policy pages are whole pages of their own, so sealing them read-only touches nothing else.
+ * 64 KiB covers every page size Linux uses on x86_64 and aarch64 (4, 16, 64 KiB); arming checks
+ * the real one.
+ */
+#define POLICY_ALIGN 65536
+
+/*
+ * The policy: filled at load (capsule.c) and at arming, then sealed read-only, the "armed"
+ * decision included. It is one static object of this library, addressed relative to the code
+ * (hidden visibility, no pointer to it anywhere), so no writable word leads to it or decides
+ * whether the capsule is armed: clearing any writable word of the library leaves it armed.
+ */
+struct __attribute__((aligned(POLICY_ALIGN))) policy {
   int armed;
+  int sealed; /* the pages are read-only: what arming reports as "preload=armed" */
   pid_t pid;
   int log;
   int kernel_off;
@@ -57,36 +47,39 @@ struct policy {
   char report[256];
 };
 
-extern struct policy *P;
+extern struct policy capsule_policy HIDDEN;
 
-static inline int armed(void) { return P && P->armed; }
+static inline int armed(void) { return capsule_policy.armed; }
 
 /* Lists (policy.c). */
-extern const char *const SYSTEM_READ_ROOTS[];
-extern const char *const SYSTEM_DL_ROOTS[];
-extern const char *const WRITABLE_FILES[];
-extern const char *const STANDARD_STREAMS[];
-extern const char *const C_RUNTIME_OBJECTS[];
-extern const char *const DENIED_SYMBOLS[];
+extern const char *const SYSTEM_READ_ROOTS[] HIDDEN;
+extern const char *const SYSTEM_DL_ROOTS[] HIDDEN;
+extern const char *const WRITABLE_FILES[] HIDDEN;
+extern const char *const STANDARD_STREAMS[] HIDDEN;
+extern const char *const C_RUNTIME_OBJECTS[] HIDDEN;
 int in_list(const char *name, const char *const *list);
 int starts_with_any(const char *name, const char *const *list);
 void refused(const char *what, const char *detail);
 
-/* The real functions (real.c): dlsym itself comes from libc's symbol table. */
+/*
+ * The real functions (real.c): dlsym itself comes from libc's symbol table. These caches are
+ * writable, and nothing in them decides anything: a cleared one is resolved again, and every
+ * interposed function consults the sealed policy before it forwards.
+ */
 typedef void *(*dlsym_fn)(void *, const char *);
 typedef void *(*dlvsym_fn)(void *, const char *, const char *);
-extern dlsym_fn real_dlsym;
-extern dlvsym_fn real_dlvsym;
-void resolve_dl(void);
+dlsym_fn libc_dlsym(void);
+dlvsym_fn libc_dlvsym(void);
+void *next_symbol(const char *name);
 
-/* Resolves `name` past this library, once; aborts if libc lacks it (cannot happen on glibc). */
+/* Resolves `name` past this library, again whenever the cache is clear; aborts if libc lacks it
+ * (cannot happen on glibc). */
 #define REAL(ret, name, params)                                   \
   typedef ret(*name##_fn) params;                                 \
   static name##_fn real_##name(void) {                            \
     static name##_fn fn;                                          \
     if (!fn) {                                                    \
-      resolve_dl();                                               \
-      fn = (name##_fn)real_dlsym(RTLD_NEXT, #name);               \
+      fn = (name##_fn)next_symbol(#name);                         \
       if (!fn) abort();                                           \
     }                                                             \
     return fn;                                                    \
@@ -111,7 +104,10 @@ int loadable(const char *canonical);
 int absolute(int dirfd, const char *path, char *out);
 int canonical(int dirfd, const char *path, int nofollow, char *out);
 int check_path(int dirfd, const char *path, int write, int nofollow, const char *op, char *out);
+int check_lookup(int dirfd, const char *path, int nofollow, const char *op, char *out);
+int lookup_allowed(const char *canonical);
 ssize_t capsule_readlink(const char *path, char *buf, size_t size);
+char *capsule_realpath(const char *path, char *out);
 long capsule_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 int capsule_open_path(const char *path);
 
@@ -120,7 +116,7 @@ int install_landlock(void);
 const char *landlock_status(int abi_or_error, char *buf, size_t size);
 int install_seccomp(void);
 
-/* Arming (capsule.c). */
+/* Loading (capsule.c). */
 void capsule_load(void);
 
 #endif

@@ -2,6 +2,10 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <string.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* Dynamic loading and symbol lookup                                                            */
 /* ------------------------------------------------------------------------------------------- */
@@ -22,15 +26,15 @@ static int may_load(const char *file) {
 static const char REFUSED_OBJECT[] = "/jube-r-capsule/refused: shared objects load only from R's installed libraries";
 
 API void *dlopen(const char *file, int mode) {
-  resolve_dl();
   static dlopen_fn real;
-  if (!real) real = (dlopen_fn)real_dlsym(RTLD_NEXT, "dlopen");
+  if (!real) real = (dlopen_fn)next_symbol("dlopen");
+  if (!real) return NULL;
   return real(may_load(file) ? file : REFUSED_OBJECT, mode);
 }
 API void *dlmopen(Lmid_t lmid, const char *file, int mode) {
-  resolve_dl();
   static dlmopen_fn real;
-  if (!real) real = (dlmopen_fn)real_dlsym(RTLD_NEXT, "dlmopen");
+  if (!real) real = (dlmopen_fn)next_symbol("dlmopen");
+  if (!real) return NULL;
   return real(lmid, may_load(file) ? file : REFUSED_OBJECT, mode);
 }
 
@@ -47,16 +51,16 @@ static int c_runtime_object(const char *path) {
  */
 static void *checked_symbol(void *found, const char *name, const void *caller) {
   if (!armed() || !found) return found;
-  if (!name || in_list(name, DENIED_SYMBOLS)) {
+  if (!name || denied_symbol(name)) {
     refused("dlsym", name);
     return NULL;
   }
   Dl_info who;
-  if (P->libr_base && dladdr(caller, &who) && (uintptr_t)who.dli_fbase == P->libr_base) {
+  if (capsule_policy.libr_base && dladdr(caller, &who) && (uintptr_t)who.dli_fbase == capsule_policy.libr_base) {
     Dl_info where;
     char resolved[PATH_MAX];
-    if (!dladdr(found, &where) || !where.dli_fname || (uintptr_t)where.dli_fbase == P->libr_base ||
-        c_runtime_object(where.dli_fname) || !realpath(where.dli_fname, resolved) || !loadable(resolved)) {
+    if (!dladdr(found, &where) || !where.dli_fname || (uintptr_t)where.dli_fbase == capsule_policy.libr_base ||
+        c_runtime_object(where.dli_fname) || !capsule_realpath(where.dli_fname, resolved) || !loadable(resolved)) {
       refused("dlsym", name);
       return NULL;
     }
@@ -65,20 +69,22 @@ static void *checked_symbol(void *found, const char *name, const void *caller) {
 }
 
 API void *dlsym(void *handle, const char *name) {
-  resolve_dl();
-  if (armed() && name && in_list(name, DENIED_SYMBOLS)) {
+  if (armed() && name && denied_symbol(name)) {
     refused("dlsym", name);
     return NULL;
   }
   /* RTLD_NEXT now means "after this library" rather than "after the caller": the same for
    * everything loaded after it, which is everything but the main program. */
-  return checked_symbol(real_dlsym(handle, name), name, __builtin_return_address(0));
+  dlsym_fn find = libc_dlsym();
+  if (!find) return NULL;
+  return checked_symbol(find(handle, name), name, __builtin_return_address(0));
 }
 API void *dlvsym(void *handle, const char *name, const char *version) {
-  resolve_dl();
-  if (armed() && name && in_list(name, DENIED_SYMBOLS)) {
+  if (armed() && name && denied_symbol(name)) {
     refused("dlvsym", name);
     return NULL;
   }
-  return checked_symbol(real_dlvsym(handle, name, version), name, __builtin_return_address(0));
+  dlvsym_fn find = libc_dlvsym();
+  if (!find) return NULL;
+  return checked_symbol(find(handle, name, version), name, __builtin_return_address(0));
 }

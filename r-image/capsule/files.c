@@ -2,6 +2,17 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <utime.h>
+
 static int open_writes(int flags) {
   return (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)) || (flags & O_TMPFILE) == O_TMPFILE;
 }
@@ -161,31 +172,160 @@ API int glob64(const char *pattern, int flags, glob_errfunc errfunc, glob64_t *p
   return glob(pattern, flags, errfunc, (glob_t *)pglob);
 }
 
-/* readlink on another process's /proc entries (cwd, exe, fd/N) names its files. */
-static int other_proc_entry(int dirfd, const char *path) {
-  char abs[PATH_MAX];
-  if (absolute(dirfd, path, abs) < 0) return 0;
-  if (strncmp(abs, "/proc/", 6) != 0) return 0;
-  const char *p = abs + 6;
-  if (*p < '0' || *p > '9') return 0;
-  return !under(abs, P->proc_self);
-}
+/* ------------------------------------------------------------------------------------------- */
+/* Looking without opening: the read rules of check_lookup (paths.c)                            */
+/* ------------------------------------------------------------------------------------------- */
+
+/* readlink names where a link points: another process's /proc entries (cwd, exe, fd/N) name its
+ * files, and a link outside the readable roots names what is there. */
 REAL(ssize_t, readlinkat, (int, const char *, char *, size_t))
 API ssize_t readlink(const char *path, char *buf, size_t size) {
-  if (armed() && other_proc_entry(AT_FDCWD, path)) {
-    refused("readlink", path);
-    errno = EACCES;
-    return -1;
-  }
-  return capsule_readlink(path, buf, size);
+  if (!armed()) return capsule_readlink(path, buf, size);
+  char resolved[PATH_MAX];
+  if (check_lookup(AT_FDCWD, path, 1, "readlink", resolved) < 0) return -1;
+  return capsule_readlink(resolved, buf, size);
 }
 API ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size) {
-  if (armed() && other_proc_entry(dirfd, path)) {
-    refused("readlink", path);
-    errno = EACCES;
-    return -1;
+  if (!armed()) return real_readlinkat()(dirfd, path, buf, size);
+  char resolved[PATH_MAX];
+  if (check_lookup(dirfd, path, 1, "readlink", resolved) < 0) return -1;
+  return real_readlinkat()(AT_FDCWD, resolved, buf, size);
+}
+
+/* realpath names the file a path reaches (normalizePath(), R's library code): the answer is given
+ * only when the path is readable, and then checked again, in case a link changed in between. */
+REAL(char *, __realpath_chk, (const char *, char *, size_t))
+static char *guarded_realpath(const char *path, char *resolved) {
+  if (!armed() || !path) return capsule_realpath(path, resolved);
+  char checked[PATH_MAX];
+  if (check_lookup(AT_FDCWD, path, 0, "realpath", checked) < 0) return NULL;
+  char *answer = capsule_realpath(path, resolved);
+  if (answer && check_lookup(AT_FDCWD, answer, 1, "realpath", checked) < 0) {
+    int saved = errno;
+    if (!resolved) free(answer);
+    errno = saved;
+    return NULL;
   }
-  return real_readlinkat()(dirfd, path, buf, size);
+  return answer;
+}
+API char *realpath(const char *path, char *resolved) { return guarded_realpath(path, resolved); }
+API char *canonicalize_file_name(const char *path) { return guarded_realpath(path, NULL); }
+API char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen) {
+  /* A buffer shorter than PATH_MAX is the fortified check's to report. */
+  if (resolvedlen < PATH_MAX) return real___realpath_chk()(path, resolved, resolvedlen);
+  return guarded_realpath(path, resolved);
+}
+
+/* The stat family and access: size, times, owner and existence of a path. */
+REAL(int, stat, (const char *, struct stat *))
+REAL(int, stat64, (const char *, struct stat64 *))
+REAL(int, lstat, (const char *, struct stat *))
+REAL(int, lstat64, (const char *, struct stat64 *))
+REAL(int, fstatat, (int, const char *, struct stat *, int))
+REAL(int, fstatat64, (int, const char *, struct stat64 *, int))
+REAL(int, statx, (int, const char *, int, unsigned int, struct statx *))
+REAL(int, access, (const char *, int))
+REAL(int, faccessat, (int, const char *, int, int))
+REAL(int, euidaccess, (const char *, int))
+REAL(int, eaccess, (const char *, int))
+
+/* An empty path with AT_EMPTY_PATH is the descriptor itself: already open, nothing to look up. */
+static int descriptor_itself(const char *path, int flags) { return (flags & AT_EMPTY_PATH) && path && !*path; }
+
+#define GUARD_LOOKUP(dirfd, path, nofollow, op, resolved)                              \
+  char resolved[PATH_MAX];                                                             \
+  do {                                                                                 \
+    if (check_lookup(dirfd, path, nofollow, op, resolved) < 0) return -1;              \
+  } while (0)
+
+API int stat(const char *path, struct stat *buf) {
+  if (!armed()) return real_stat()(path, buf);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "stat", resolved);
+  return real_stat()(resolved, buf);
+}
+API int stat64(const char *path, struct stat64 *buf) {
+  if (!armed()) return real_stat64()(path, buf);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "stat", resolved);
+  return real_stat64()(resolved, buf);
+}
+API int lstat(const char *path, struct stat *buf) {
+  if (!armed()) return real_lstat()(path, buf);
+  GUARD_LOOKUP(AT_FDCWD, path, 1, "stat", resolved);
+  return real_lstat()(resolved, buf);
+}
+API int lstat64(const char *path, struct stat64 *buf) {
+  if (!armed()) return real_lstat64()(path, buf);
+  GUARD_LOOKUP(AT_FDCWD, path, 1, "stat", resolved);
+  return real_lstat64()(resolved, buf);
+}
+API int fstatat(int dirfd, const char *path, struct stat *buf, int flags) {
+  if (!armed() || descriptor_itself(path, flags)) return real_fstatat()(dirfd, path, buf, flags);
+  GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "stat", resolved);
+  return real_fstatat()(AT_FDCWD, resolved, buf, flags);
+}
+API int fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags) {
+  if (!armed() || descriptor_itself(path, flags)) return real_fstatat64()(dirfd, path, buf, flags);
+  GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "stat", resolved);
+  return real_fstatat64()(AT_FDCWD, resolved, buf, flags);
+}
+API int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *buf) {
+  if (!armed() || descriptor_itself(path, flags)) return real_statx()(dirfd, path, flags, mask, buf);
+  GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "stat", resolved);
+  return real_statx()(AT_FDCWD, resolved, flags, mask, buf);
+}
+/* The versioned entry points older binaries call (glibc before 2.33 had no stat symbol). Newer
+ * glibc keeps them only for those binaries, possibly without a default version that dlsym finds,
+ * so they go through the functions above, as glibc's own do (the layout `ver` names is theirs). */
+API int __xstat(int ver, const char *path, struct stat *buf) {
+  (void)ver;
+  return stat(path, buf);
+}
+API int __xstat64(int ver, const char *path, struct stat64 *buf) {
+  (void)ver;
+  return stat64(path, buf);
+}
+API int __lxstat(int ver, const char *path, struct stat *buf) {
+  (void)ver;
+  return lstat(path, buf);
+}
+API int __lxstat64(int ver, const char *path, struct stat64 *buf) {
+  (void)ver;
+  return lstat64(path, buf);
+}
+API int __fxstatat(int ver, int dirfd, const char *path, struct stat *buf, int flags) {
+  (void)ver;
+  return fstatat(dirfd, path, buf, flags);
+}
+API int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *buf, int flags) {
+  (void)ver;
+  return fstatat64(dirfd, path, buf, flags);
+}
+/* setwd() answers whether a directory exists: the same rules. */
+REAL(int, chdir, (const char *))
+API int chdir(const char *path) {
+  if (!armed()) return real_chdir()(path);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "chdir", resolved);
+  return real_chdir()(resolved);
+}
+API int access(const char *path, int mode) {
+  if (!armed()) return real_access()(path, mode);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "access", resolved);
+  return real_access()(resolved, mode);
+}
+API int faccessat(int dirfd, const char *path, int mode, int flags) {
+  if (!armed() || descriptor_itself(path, flags)) return real_faccessat()(dirfd, path, mode, flags);
+  GUARD_LOOKUP(dirfd, path, (flags & AT_SYMLINK_NOFOLLOW) != 0, "access", resolved);
+  return real_faccessat()(AT_FDCWD, resolved, mode, flags);
+}
+API int euidaccess(const char *path, int mode) {
+  if (!armed()) return real_euidaccess()(path, mode);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "access", resolved);
+  return real_euidaccess()(resolved, mode);
+}
+API int eaccess(const char *path, int mode) {
+  if (!armed()) return real_eaccess()(path, mode);
+  GUARD_LOOKUP(AT_FDCWD, path, 0, "access", resolved);
+  return real_eaccess()(resolved, mode);
 }
 
 /* Operations that change a path: the path must be inside the workdir. */

@@ -2,6 +2,17 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* Kernel layers, where the kernel accepts no_new_privs: Landlock and seccomp                    */
 /* ------------------------------------------------------------------------------------------- */
@@ -69,9 +80,9 @@ int install_landlock(void) {
   uint64_t read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
   uint64_t workdir = fs & ~LANDLOCK_ACCESS_FS_EXECUTE & ~LANDLOCK_ACCESS_FS_MAKE_CHAR & ~LANDLOCK_ACCESS_FS_MAKE_BLOCK;
   int failed = 0;
-  for (int i = 0; i < P->n_read; i++) failed |= landlock_rule(ruleset, P->read_roots[i], read);
-  failed |= landlock_rule(ruleset, P->proc_self, read);
-  failed |= landlock_rule(ruleset, P->workdir, workdir);
+  for (int i = 0; i < capsule_policy.n_read; i++) failed |= landlock_rule(ruleset, capsule_policy.read_roots[i], read);
+  failed |= landlock_rule(ruleset, capsule_policy.proc_self, read);
+  failed |= landlock_rule(ruleset, capsule_policy.workdir, workdir);
   failed |= landlock_rule(ruleset, "/dev/null", read | LANDLOCK_ACCESS_FS_WRITE_FILE);
   if (failed || capsule_syscall(SYS_landlock_restrict_self, (long)(ruleset), 0, 0, 0, 0, 0) != 0) {
     int saved = errno;
@@ -84,128 +95,23 @@ int install_landlock(void) {
 
 #if defined(__x86_64__)
 #define CAPSULE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#define CAPSULE_X32 1
 #elif defined(__aarch64__)
 #define CAPSULE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#define CAPSULE_X32 0
 #endif
 
 #ifdef CAPSULE_AUDIT_ARCH
-#define MAX_FILTER 160
-struct filter {
-  struct sock_filter insns[MAX_FILTER];
-  unsigned short n;
-};
-static void emit(struct filter *f, struct sock_filter insn) {
-  if (f->n < MAX_FILTER) f->insns[f->n++] = insn;
-}
-#define LOW(arg) (offsetof(struct seccomp_data, args) + (arg) * sizeof(uint64_t))
+/* Room for every row of the table twice over; the emitter reports a program that does not fit. */
+#define MAX_FILTER 1024
 
-/* Syscalls refused outright once armed (the argument-dependent ones follow). */
-static const long SECCOMP_DENY[] = {
-    SYS_execve, SYS_execveat,
-#ifdef SYS_fork
-    SYS_fork,
-#endif
-#ifdef SYS_vfork
-    SYS_vfork,
-#endif
-    SYS_socket, SYS_socketpair, SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_kcmp,
-    SYS_tkill, SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd, SYS_unshare, SYS_setns,
-    SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_swapon, SYS_swapoff, SYS_reboot,
-    SYS_kexec_load, SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_bpf,
-    SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
-    SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register, SYS_open_by_handle_at,
-    SYS_name_to_handle_at, SYS_acct, SYS_quotactl, SYS_settimeofday, SYS_clock_settime,
-    SYS_adjtimex, SYS_sethostname, SYS_setdomainname, SYS_syslog, SYS_memfd_create,
-    SYS_personality, SYS_setrlimit, SYS_fanotify_init, SYS_mount_setattr, SYS_fsopen, SYS_fsmount,
-    SYS_open_tree, SYS_move_mount,
-#ifdef SYS_iopl
-    SYS_iopl, SYS_ioperm,
-#endif
-};
-
+/* The IN_KERNEL rows of the rule table (rules.c) as a seccomp filter, for every thread. */
 int install_seccomp(void) {
-  struct filter f = {.n = 0};
-  const unsigned short deny_count = (unsigned short)(sizeof SECCOMP_DENY / sizeof SECCOMP_DENY[0]);
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)));
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, CAPSULE_AUDIT_ARCH, 1, 0));
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)));
-  /* Layout after the simple denials: [clone3?] [clone] [kill-like x4] [prlimit64] allow,
-   * then the argument checks and the two returns. Offsets below are counted from each jump. */
-  unsigned short first = f.n;
-#if defined(__x86_64__)
-  /* x32 system calls (bit 30) would bypass the numbers below. */
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 0));
-#endif
-  for (unsigned short i = 0; i < deny_count; i++)
-    emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)SECCOMP_DENY[i], 0, 0));
-  unsigned short deny_end = f.n;
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 0)); /* -> ENOSYS */
-  unsigned short at_clone3 = (unsigned short)(f.n - 1);
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 0)); /* -> clone check */
-  unsigned short at_clone = (unsigned short)(f.n - 1);
-  const long signal_calls[] = {SYS_kill, SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo};
-  unsigned short at_signal[4];
-  for (int i = 0; i < 4; i++) {
-    emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)signal_calls[i], 0, 0));
-    at_signal[i] = (unsigned short)(f.n - 1);
-  }
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prlimit64, 0, 0));
-  unsigned short at_prlimit = (unsigned short)(f.n - 1);
-  unsigned short at_allow_main = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  /* clone: threads only. */
-  unsigned short clone_check = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, LOW(0)));
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 0));
-  unsigned short clone_jset = (unsigned short)(f.n - 1);
-  /* signals: only to this process (first argument is the pid or thread group id). */
-  unsigned short signal_check = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, LOW(0)));
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)P->pid, 0, 0));
-  unsigned short signal_jeq = (unsigned short)(f.n - 1);
-  /* prlimit64: reading only (new limit NULL), of this process (pid 0 or self). */
-  unsigned short prlimit_check = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, LOW(2)));
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-  unsigned short prlimit_low = (unsigned short)(f.n - 1);
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, LOW(2) + 4));
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-  unsigned short prlimit_high = (unsigned short)(f.n - 1);
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, LOW(0)));
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0));
-  unsigned short prlimit_pid0 = (unsigned short)(f.n - 1);
-  emit(&f, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)P->pid, 0, 0));
-  unsigned short prlimit_self = (unsigned short)(f.n - 1);
-  unsigned short ret_eperm = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
-  unsigned short ret_enosys = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
-  unsigned short ret_allow = f.n;
-  emit(&f, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  if (f.n >= MAX_FILTER) return -E2BIG;
-
-  /* Fill in the jumps: a conditional jump's offsets count from the next instruction. */
-#define TARGET(at, target) ((unsigned char)((target) - (at) - 1))
-  for (unsigned short i = first; i < deny_end; i++) f.insns[i].jt = TARGET(i, ret_eperm);
-  f.insns[at_clone3].jt = TARGET(at_clone3, ret_enosys);
-  f.insns[at_clone].jt = TARGET(at_clone, clone_check);
-  for (int i = 0; i < 4; i++) f.insns[at_signal[i]].jt = TARGET(at_signal[i], signal_check);
-  f.insns[at_prlimit].jt = TARGET(at_prlimit, prlimit_check);
-  (void)at_allow_main;
-  f.insns[clone_jset].jt = TARGET(clone_jset, ret_allow);
-  f.insns[clone_jset].jf = TARGET(clone_jset, ret_eperm);
-  f.insns[signal_jeq].jt = TARGET(signal_jeq, ret_allow);
-  f.insns[signal_jeq].jf = TARGET(signal_jeq, ret_eperm);
-  f.insns[prlimit_low].jf = TARGET(prlimit_low, ret_eperm);
-  f.insns[prlimit_high].jf = TARGET(prlimit_high, ret_eperm);
-  f.insns[prlimit_pid0].jt = TARGET(prlimit_pid0, ret_allow);
-  f.insns[prlimit_self].jt = TARGET(prlimit_self, ret_allow);
-  f.insns[prlimit_self].jf = TARGET(prlimit_self, ret_eperm);
-#undef TARGET
-  if (ret_allow - first > 250) return -E2BIG; /* jump offsets are 8 bits */
-
-  struct sock_fprog prog = {.len = f.n, .filter = f.insns};
+  struct sock_filter insns[MAX_FILTER];
+  int n = seccomp_program(SYSCALL_RULES, SYSCALL_RULE_COUNT, CAPSULE_AUDIT_ARCH, CAPSULE_X32,
+                          (uint32_t)capsule_policy.pid, insns, MAX_FILTER);
+  if (n < 0) return n;
+  struct sock_fprog prog = {.len = (unsigned short)n, .filter = insns};
   if (capsule_syscall(SYS_seccomp, (long)(SECCOMP_SET_MODE_FILTER), (long)(SECCOMP_FILTER_FLAG_TSYNC), (long)(&prog), 0, 0, 0) != 0) return -errno;
   return 1;
 }

@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* Network                                                                                      */
 /* ------------------------------------------------------------------------------------------- */
@@ -63,8 +66,7 @@ API int gethostbyname_r(const char *name, struct hostent *ret, char *buf, size_t
     *err = NO_RECOVERY;
     return EACCES;
   }
-  resolve_dl();
-  gethostbyname_r_fn fn = (gethostbyname_r_fn)real_dlsym(RTLD_NEXT, "gethostbyname_r");
+  gethostbyname_r_fn fn = (gethostbyname_r_fn)next_symbol("gethostbyname_r");
   return fn(name, ret, buf, len, result, err);
 }
 REAL(struct hostent *, gethostbyaddr, (const void *, socklen_t, int))
@@ -90,8 +92,7 @@ static int resolver_call(const char *name, const char *dname, int class_, int ty
     h_errno = NO_RECOVERY;
     return -1;
   }
-  resolve_dl();
-  res_fn fn = (res_fn)real_dlsym(RTLD_NEXT, name);
+  res_fn fn = (res_fn)next_symbol(name);
   if (!fn) {
     h_errno = NO_RECOVERY;
     return -1;

@@ -2,6 +2,11 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* Paths                                                                                        */
 /* ------------------------------------------------------------------------------------------- */
@@ -13,14 +18,14 @@ int under(const char *path, const char *root) {
 }
 
 int under_workdir(const char *canonical) {
-  return P->workdir_len > 0 && strncmp(canonical, P->workdir, P->workdir_len) == 0 && canonical[P->workdir_len] == '/';
+  return capsule_policy.workdir_len > 0 && strncmp(canonical, capsule_policy.workdir, capsule_policy.workdir_len) == 0 && canonical[capsule_policy.workdir_len] == '/';
 }
 
 int readable(const char *canonical) {
-  if (under_workdir(canonical) || strcmp(canonical, P->workdir) == 0) return 1;
-  if (under(canonical, P->proc_self)) return 1;
-  for (int i = 0; i < P->n_read; i++)
-    if (under(canonical, P->read_roots[i])) return 1;
+  if (under_workdir(canonical) || strcmp(canonical, capsule_policy.workdir) == 0) return 1;
+  if (under(canonical, capsule_policy.proc_self)) return 1;
+  for (int i = 0; i < capsule_policy.n_read; i++)
+    if (under(canonical, capsule_policy.read_roots[i])) return 1;
   return 0;
 }
 
@@ -30,8 +35,8 @@ int writable(const char *canonical) {
 
 int loadable(const char *canonical) {
   if (under_workdir(canonical)) return 0;
-  for (int i = 0; i < P->n_dl; i++)
-    if (under(canonical, P->dl_roots[i])) return 1;
+  for (int i = 0; i < capsule_policy.n_dl; i++)
+    if (under(canonical, capsule_policy.dl_roots[i])) return 1;
   return 0;
 }
 
@@ -79,7 +84,7 @@ int absolute(int dirfd, const char *path, char *out) {
 int canonical(int dirfd, const char *path, int nofollow, char *out) {
   char abs[PATH_MAX];
   if (absolute(dirfd, path, abs) < 0) return -1;
-  if (!nofollow && realpath(abs, out)) return 0;
+  if (!nofollow && capsule_realpath(abs, out)) return 0;
   if (!nofollow && errno != ENOENT) return -1;
   /* Resolve the parent, keep the last component. */
   size_t len = strlen(abs);
@@ -87,7 +92,7 @@ int canonical(int dirfd, const char *path, int nofollow, char *out) {
   char *slash = strrchr(abs, '/');
   const char *leaf = slash + 1;
   if (!*leaf || strcmp(leaf, ".") == 0 || strcmp(leaf, "..") == 0) {
-    if (realpath(abs, out)) return 0;
+    if (capsule_realpath(abs, out)) return 0;
     return -1;
   }
   char parent[PATH_MAX];
@@ -97,7 +102,7 @@ int canonical(int dirfd, const char *path, int nofollow, char *out) {
     parent[slash - abs] = '\0';
   }
   char resolved[PATH_MAX];
-  if (!realpath(parent, resolved)) return -1;
+  if (!capsule_realpath(parent, resolved)) return -1;
   if (snprintf(out, PATH_MAX, "%s%s%s", resolved, strcmp(resolved, "/") == 0 ? "" : "/", leaf) >= PATH_MAX) {
     errno = ENAMETOOLONG;
     return -1;
@@ -105,7 +110,29 @@ int canonical(int dirfd, const char *path, int nofollow, char *out) {
   return 0;
 }
 
-/* 0 and the canonical path in `out` if allowed; -1 with errno otherwise. */
+/* Whether the deepest directory of `abs` that exists is one the policy lets the script read (or,
+ * `write`, write): then the real failure ("no such file", "not a directory") tells it nothing it
+ * could not find out by listing that directory itself. */
+static int nearest_existing_allows(const char *abs, int write) {
+  char prefix[PATH_MAX], resolved[PATH_MAX];
+  snprintf(prefix, sizeof prefix, "%s", abs);
+  for (;;) {
+    char *slash = strrchr(prefix, '/');
+    if (!slash) return 0;
+    if (slash == prefix) prefix[1] = '\0';
+    else *slash = '\0';
+    if (capsule_realpath(prefix, resolved))
+      return write ? under_workdir(resolved) || strcmp(resolved, capsule_policy.workdir) == 0 : readable(resolved);
+    if (strcmp(prefix, "/") == 0) return 0;
+  }
+}
+
+/*
+ * 0 and the canonical path in `out` if allowed; -1 with errno otherwise. A path that cannot be
+ * resolved keeps its real error only where its nearest existing directory is allowed (a nested
+ * dir.create() in the workdir needs ENOENT); anywhere else the answer is EACCES, as for a path that
+ * exists there, so that opening cannot probe what exists outside.
+ */
 int check_path(int dirfd, const char *path, int write, int nofollow, const char *op, char *out) {
   if (write && path && in_list(path, STANDARD_STREAMS)) {
     /* These resolve to the handler's pipes, which realpath cannot name. */
@@ -113,12 +140,11 @@ int check_path(int dirfd, const char *path, int write, int nofollow, const char 
     return 0;
   }
   if (canonical(dirfd, path, nofollow, out) < 0) {
-    /* A missing file stays "no such file" when reading, or when writing inside the workdir
-     * (dir.create() of a nested path); creating anything elsewhere is refused. */
-    if (errno != ENOENT) return -1;
+    int saved = errno;
     char abs[PATH_MAX];
-    if (!write || (absolute(dirfd, path, abs) == 0 && under_workdir(abs))) {
-      errno = ENOENT;
+    if (absolute(dirfd, path, abs) < 0) return -1; /* no name to probe with (an empty path) */
+    if (nearest_existing_allows(abs, write)) {
+      errno = saved;
       return -1;
     }
     refused(op, path);
@@ -127,6 +153,68 @@ int check_path(int dirfd, const char *path, int write, int nofollow, const char 
   }
   if (write ? writable(out) : readable(out)) return 0;
   refused(op, out);
+  errno = EACCES;
+  return -1;
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Looking at a path without opening it: stat, access, realpath, readlink                        */
+/* ------------------------------------------------------------------------------------------- */
+
+/* A directory on the way to an allowed place (/, /tmp above the workdir, /usr above /usr/lib):
+ * its existence is no secret, and R stats each one when it creates nested directories. */
+static int on_the_way(const char *canonical, const char *root) {
+  if (strcmp(canonical, "/") == 0) return 1;
+  size_t n = strlen(canonical);
+  return strncmp(root, canonical, n) == 0 && root[n] == '/';
+}
+
+static int on_the_way_anywhere(const char *canonical) {
+  if (on_the_way(canonical, capsule_policy.workdir) || on_the_way(canonical, capsule_policy.proc_self)) return 1;
+  for (int i = 0; i < capsule_policy.n_read; i++)
+    if (on_the_way(canonical, capsule_policy.read_roots[i])) return 1;
+  return 0;
+}
+
+int lookup_allowed(const char *canonical) { return readable(canonical) || on_the_way_anywhere(canonical); }
+
+/* Another process's /proc directory or anything in it (cwd, exe, fd/N, root name its files). */
+static int other_process_entry(const char *canonical) {
+  if (strncmp(canonical, "/proc/", 6) != 0 || canonical[6] < '0' || canonical[6] > '9') return 0;
+  return !under(canonical, capsule_policy.proc_self);
+}
+
+/*
+ * The read rules for a look at a path. 0 and the canonical path in `out` when it is readable (or
+ * a directory on the way to a readable place); otherwise -1 with EACCES, whether or not the path
+ * exists, so that nothing outside the readable roots can be probed for existence: "no such file"
+ * (ENOENT) is only ever the answer inside them. The same answer for "absent" and "refused" is why
+ * EACCES rather than ENOENT: R reports it as an unreadable file, which it is.
+ */
+int check_lookup(int dirfd, const char *path, int nofollow, const char *op, char *out) {
+  if (path && in_list(path, STANDARD_STREAMS)) {
+    snprintf(out, PATH_MAX, "%s", path);
+    return 0;
+  }
+  char abs[PATH_MAX], named[PATH_MAX];
+  if (absolute(dirfd, path, abs) < 0) return -1;
+  /* Where the name itself lives (the last component not followed): /proc/<other>/cwd is refused
+   * before following it could name the other process's directory. */
+  if (canonical(dirfd, path, 1, named) == 0 && other_process_entry(named)) {
+    refused(op, path);
+    errno = EACCES;
+    return -1;
+  }
+  if (canonical(dirfd, path, nofollow, out) == 0) {
+    if (lookup_allowed(out) && !other_process_entry(out)) return 0;
+  } else {
+    int saved = errno;
+    if (nearest_existing_allows(abs, 0)) {
+      errno = saved; /* the real answer (ENOENT, ENOTDIR, ...): inside the readable roots */
+      return -1;
+    }
+  }
+  refused(op, path);
   errno = EACCES;
   return -1;
 }

@@ -2,11 +2,12 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
-/* ------------------------------------------------------------------------------------------- */
-/* Policy: filled at load and at arming, then made read-only.                                   */
-/* ------------------------------------------------------------------------------------------- */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
-struct policy *P;
+/* Zero-filled (no file space: ".bss." sections are NOBITS), page-aligned, alone on its pages. */
+struct policy capsule_policy __attribute__((section(".bss.jube_capsule_policy")));
 
 /* System places R needs to read once armed. Everything else (other workdirs, /app, the repository,
  * /home, /root, other processes' /proc entries) is refused. */
@@ -34,23 +35,6 @@ const char *const C_RUNTIME_OBJECTS[] = {"libc.so", "ld-linux", "ld64.so", "libd
                                                 "libpthread.so", "librt.so", "libutil.so",
                                                 "libresolv.so", "libanl.so", "libnss_", NULL};
 
-/* Never resolvable by name once armed, from any caller. */
-const char *const DENIED_SYMBOLS[] = {
-    "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve", "execveat",
-    "posix_spawn", "posix_spawnp", "system", "popen", "fork", "vfork", "_Fork", "__fork", "clone",
-    "clone3", "daemon", "forkpty", "wordexp", "syscall", "ptrace", "socket", "socketpair",
-    "connect", "bind", "listen", "accept", "accept4", "sendto", "sendmsg", "getaddrinfo",
-    "gethostbyname", "gethostbyname2", "gethostbyname_r", "gethostbyname2_r", "gethostbyaddr", "getnameinfo",
-    "res_query", "res_search", "res_send", "res_nquery", "res_nsearch", "res_nsend", "kill",
-    "killpg", "sigqueue", "tgkill", "tkill", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
-    "process_vm_readv", "process_vm_writev", "dlopen", "dlmopen", "dlsym", "dlvsym", "dladdr",
-    "dladdr1", "dlinfo", "dl_iterate_phdr", "mprotect", "pkey_mprotect", "mmap", "mmap64",
-    "mremap", "prctl", "seccomp", "unshare", "setns", "mount", "umount", "umount2", "chroot",
-    "pivot_root", "setrlimit", "setrlimit64", "prlimit", "prlimit64", "setuid", "setgid",
-    "seteuid", "setegid", "setreuid", "setregid", "setresuid", "setresgid", "setgroups",
-    "personality", "memfd_create", "shm_open", "open_by_handle_at", "name_to_handle_at",
-    "io_uring_setup", "jube_capsule_arm", NULL};
-
 int in_list(const char *name, const char *const *list) {
   for (; *list; list++)
     if (strcmp(name, *list) == 0) return 1;
@@ -64,7 +48,7 @@ int starts_with_any(const char *name, const char *const *list) {
 }
 
 void refused(const char *what, const char *detail) {
-  if (P && P->log) {
+  if (capsule_policy.log) {
     char line[PATH_MAX + 128];
     int n = snprintf(line, sizeof line, "jube-r capsule: refused %s %s\n", what, detail ? detail : "");
     if (n > 0) {

@@ -2,6 +2,23 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <fcntl.h>
+#include <mqueue.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <wordexp.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* Programs and processes                                                                       */
 /* ------------------------------------------------------------------------------------------- */
@@ -135,8 +152,7 @@ API int daemon(int nochdir, int noclose) {
 typedef pid_t (*forkpty_fn)(int *, char *, const void *, const void *);
 API pid_t forkpty(int *amaster, char *name, const void *termp, const void *winp) {
   DENY("forkpty", -1, EAGAIN);
-  resolve_dl();
-  forkpty_fn fn = (forkpty_fn)real_dlsym(RTLD_NEXT, "forkpty");
+  forkpty_fn fn = (forkpty_fn)next_symbol("forkpty");
   if (!fn) {
     errno = ENOSYS;
     return -1;
@@ -162,8 +178,7 @@ API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...) {
   void *tls = va_arg(ap, void *);
   pid_t *ctid = va_arg(ap, pid_t *);
   va_end(ap);
-  resolve_dl();
-  clone_fn real = (clone_fn)real_dlsym(RTLD_NEXT, "clone");
+  clone_fn real = (clone_fn)next_symbol("clone");
   return real(fn, stack, flags, arg, ptid, tls, ctid);
 }
 
@@ -175,7 +190,7 @@ REAL(int, kill, (pid_t, int))
 REAL(int, killpg, (pid_t, int))
 REAL(int, sigqueue, (pid_t, int, const union sigval))
 
-static int other_process(pid_t pid) { return pid != P->pid && pid != 0; }
+static int other_process(pid_t pid) { return pid != capsule_policy.pid && pid != 0; }
 
 API int kill(pid_t pid, int sig) {
   /* kill(0, sig) is the whole process group: other processes of the run, if any existed. */
@@ -200,112 +215,31 @@ API int sigqueue(pid_t pid, int sig, const union sigval value) {
 }
 typedef int (*tgkill_fn)(pid_t, pid_t, int);
 API int tgkill(pid_t tgid, pid_t tid, int sig) {
-  if (armed() && tgid != P->pid) {
+  if (armed() && tgid != capsule_policy.pid) {
     refused("tgkill", NULL);
     errno = EPERM;
     return -1;
   }
-  resolve_dl();
-  tgkill_fn fn = (tgkill_fn)real_dlsym(RTLD_NEXT, "tgkill");
+  tgkill_fn fn = (tgkill_fn)next_symbol("tgkill");
   if (!fn) return (int)capsule_syscall(SYS_tgkill, (long)(tgid), (long)(tid), (long)(sig), 0, 0, 0);
   return fn(tgid, tid, sig);
 }
 
-/* syscall(): the numbers that would do what the wrappers above refuse. */
+/* syscall(): the numbers that would do what the wrappers refuse (the IN_WRAPPER rows of rules.c). */
 REAL(long, syscall, (long, ...))
-static int denied_syscall(long nr, long a0, long a2) {
-  switch (nr) {
-    case SYS_execve:
-    case SYS_execveat:
-#ifdef SYS_fork
-    case SYS_fork:
-#endif
-#ifdef SYS_vfork
-    case SYS_vfork:
-#endif
-#ifdef SYS_clone3
-    case SYS_clone3:
-#endif
-    case SYS_socket:
-    case SYS_socketpair:
-    case SYS_connect:
-    case SYS_bind:
-    case SYS_ptrace:
-    case SYS_process_vm_readv:
-    case SYS_process_vm_writev:
-    case SYS_tkill:
-    case SYS_rt_sigqueueinfo:
-#ifdef SYS_pidfd_open
-    case SYS_pidfd_open:
-    case SYS_pidfd_send_signal:
-    case SYS_pidfd_getfd:
-#endif
-    case SYS_unshare:
-    case SYS_setns:
-    case SYS_mount:
-    case SYS_umount2:
-    case SYS_chroot:
-    case SYS_pivot_root:
-    case SYS_memfd_create:
-    case SYS_open_by_handle_at:
-    case SYS_name_to_handle_at:
-#ifdef SYS_io_uring_setup
-    case SYS_io_uring_setup:
-#endif
-    case SYS_personality:
-    case SYS_seccomp:
-    case SYS_prctl:
-    case SYS_mprotect:
-    case SYS_mmap:
-#ifdef SYS_open
-    case SYS_open:
-    case SYS_creat:
-    case SYS_rename:
-    case SYS_link:
-    case SYS_symlink:
-    case SYS_unlink:
-    case SYS_rmdir:
-    case SYS_mkdir:
-    case SYS_mknod:
-    case SYS_chmod:
-    case SYS_chown:
-    case SYS_lchown:
-    case SYS_truncate:
-#endif
-    case SYS_openat:
-    case SYS_openat2:
-    case SYS_renameat:
-    case SYS_renameat2:
-    case SYS_linkat:
-    case SYS_symlinkat:
-    case SYS_unlinkat:
-    case SYS_mkdirat:
-    case SYS_mknodat:
-    case SYS_fchmodat:
-    case SYS_fchownat:
-    case SYS_setrlimit:
-      return 1;
-    case SYS_clone:
-      return !(a0 & CLONE_THREAD);
-    case SYS_kill:
-    case SYS_tgkill:
-      return a0 != P->pid;
-    case SYS_prlimit64:
-      return a2 != 0 || (a0 != 0 && a0 != P->pid);
-    default:
-      return 0;
-  }
-}
 API long syscall(long nr, ...) {
   va_list ap;
   va_start(ap, nr);
   long a[6];
   for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
   va_end(ap);
-  if (armed() && denied_syscall(nr, a[0], a[2])) {
-    refused("syscall", NULL);
-    errno = EPERM;
-    return -1;
+  if (armed()) {
+    const struct syscall_rule *rule = syscall_rule(nr, IN_WRAPPER);
+    if (rule && !rule_allows(rule, a[0], a[2], capsule_policy.pid)) {
+      refused("syscall", rule->name);
+      errno = rule->err;
+      return -1;
+    }
   }
   return real_syscall()(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
@@ -370,10 +304,138 @@ API int setrlimit(__rlimit_resource_t resource, const struct rlimit *limit) {
   return real_setrlimit()(resource, limit);
 }
 API int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *limit, struct rlimit *old) {
-  if (armed() && (limit || (pid != 0 && pid != P->pid))) {
+  if (armed() && (limit || (pid != 0 && pid != capsule_policy.pid))) {
     refused("prlimit", NULL);
     errno = EPERM;
     return -1;
   }
   return real_prlimit()(pid, resource, limit, old);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+/* Inter-process communication that outlives the process                                        */
+/* ------------------------------------------------------------------------------------------- */
+
+/* System V IPC objects and POSIX message queues are kernel objects: no process kill, file sweep
+ * or /tmp wipe removes them, so a run could leave data in one for the next run to read. */
+REAL(int, msgget, (key_t, int))
+REAL(int, msgsnd, (int, const void *, size_t, int))
+REAL(ssize_t, msgrcv, (int, void *, size_t, long, int))
+REAL(int, msgctl, (int, int, struct msqid_ds *))
+REAL(int, semget, (key_t, int, int))
+REAL(int, semop, (int, struct sembuf *, size_t))
+REAL(int, semtimedop, (int, struct sembuf *, size_t, const struct timespec *))
+REAL(int, semctl, (int, int, int, ...))
+REAL(int, shmget, (key_t, size_t, int))
+REAL(void *, shmat, (int, const void *, int))
+REAL(int, shmdt, (const void *))
+REAL(int, shmctl, (int, int, struct shmid_ds *))
+REAL(mqd_t, mq_open, (const char *, int, ...))
+REAL(mqd_t, __mq_open_2, (const char *, int))
+REAL(int, mq_unlink, (const char *))
+REAL(int, mq_send, (mqd_t, const char *, size_t, unsigned int))
+REAL(int, mq_timedsend, (mqd_t, const char *, size_t, unsigned int, const struct timespec *))
+REAL(ssize_t, mq_receive, (mqd_t, char *, size_t, unsigned int *))
+REAL(ssize_t, mq_timedreceive, (mqd_t, char *, size_t, unsigned int *, const struct timespec *))
+REAL(int, mq_notify, (mqd_t, const struct sigevent *))
+REAL(int, mq_getattr, (mqd_t, struct mq_attr *))
+REAL(int, mq_setattr, (mqd_t, const struct mq_attr *, struct mq_attr *))
+
+API int msgget(key_t key, int flags) {
+  DENY("msgget", -1, EPERM);
+  return real_msgget()(key, flags);
+}
+API int msgsnd(int id, const void *msg, size_t size, int flags) {
+  DENY("msgsnd", -1, EPERM);
+  return real_msgsnd()(id, msg, size, flags);
+}
+API ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags) {
+  DENY("msgrcv", -1, EPERM);
+  return real_msgrcv()(id, msg, size, type, flags);
+}
+API int msgctl(int id, int cmd, struct msqid_ds *buf) {
+  DENY("msgctl", -1, EPERM);
+  return real_msgctl()(id, cmd, buf);
+}
+API int semget(key_t key, int n, int flags) {
+  DENY("semget", -1, EPERM);
+  return real_semget()(key, n, flags);
+}
+API int semop(int id, struct sembuf *ops, size_t n) {
+  DENY("semop", -1, EPERM);
+  return real_semop()(id, ops, n);
+}
+API int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *timeout) {
+  DENY("semtimedop", -1, EPERM);
+  return real_semtimedop()(id, ops, n, timeout);
+}
+/* The fourth argument, when there is one, is a union semun: one machine word. */
+API int semctl(int id, int num, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  unsigned long arg = va_arg(ap, unsigned long);
+  va_end(ap);
+  DENY("semctl", -1, EPERM);
+  return real_semctl()(id, num, cmd, arg);
+}
+API int shmget(key_t key, size_t size, int flags) {
+  DENY("shmget", -1, EPERM);
+  return real_shmget()(key, size, flags);
+}
+API void *shmat(int id, const void *addr, int flags) {
+  DENY("shmat", (void *)-1, EPERM);
+  return real_shmat()(id, addr, flags);
+}
+API int shmdt(const void *addr) {
+  DENY("shmdt", -1, EPERM);
+  return real_shmdt()(addr);
+}
+API int shmctl(int id, int cmd, struct shmid_ds *buf) {
+  DENY("shmctl", -1, EPERM);
+  return real_shmctl()(id, cmd, buf);
+}
+API mqd_t mq_open(const char *name, int flags, ...) {
+  va_list ap;
+  va_start(ap, flags);
+  mode_t mode = (flags & O_CREAT) ? (mode_t)va_arg(ap, int) : 0;
+  struct mq_attr *attr = (flags & O_CREAT) ? va_arg(ap, struct mq_attr *) : NULL;
+  va_end(ap);
+  DENY("mq_open", (mqd_t)-1, EPERM);
+  return real_mq_open()(name, flags, mode, attr);
+}
+API mqd_t __mq_open_2(const char *name, int flags) {
+  DENY("mq_open", (mqd_t)-1, EPERM);
+  return real___mq_open_2()(name, flags);
+}
+API int mq_unlink(const char *name) {
+  DENY("mq_unlink", -1, EPERM);
+  return real_mq_unlink()(name);
+}
+API int mq_send(mqd_t q, const char *msg, size_t size, unsigned int priority) {
+  DENY("mq_send", -1, EPERM);
+  return real_mq_send()(q, msg, size, priority);
+}
+API int mq_timedsend(mqd_t q, const char *msg, size_t size, unsigned int priority, const struct timespec *timeout) {
+  DENY("mq_timedsend", -1, EPERM);
+  return real_mq_timedsend()(q, msg, size, priority, timeout);
+}
+API ssize_t mq_receive(mqd_t q, char *msg, size_t size, unsigned int *priority) {
+  DENY("mq_receive", -1, EPERM);
+  return real_mq_receive()(q, msg, size, priority);
+}
+API ssize_t mq_timedreceive(mqd_t q, char *msg, size_t size, unsigned int *priority, const struct timespec *timeout) {
+  DENY("mq_timedreceive", -1, EPERM);
+  return real_mq_timedreceive()(q, msg, size, priority, timeout);
+}
+API int mq_notify(mqd_t q, const struct sigevent *event) {
+  DENY("mq_notify", -1, EPERM);
+  return real_mq_notify()(q, event);
+}
+API int mq_getattr(mqd_t q, struct mq_attr *attr) {
+  DENY("mq_getattr", -1, EPERM);
+  return real_mq_getattr()(q, attr);
+}
+API int mq_setattr(mqd_t q, const struct mq_attr *attr, struct mq_attr *old) {
+  DENY("mq_setattr", -1, EPERM);
+  return real_mq_setattr()(q, attr, old);
 }

@@ -2,13 +2,17 @@
 #define _GNU_SOURCE
 #include "capsule.h"
 
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
 /* ------------------------------------------------------------------------------------------- */
 /* The real functions. dlsym itself is interposed, so the real one is found in libc's dynamic  */
 /* symbol table directly; every other real function then comes from dlsym(RTLD_NEXT, name).    */
 /* ------------------------------------------------------------------------------------------- */
-
-dlsym_fn real_dlsym;
-dlvsym_fn real_dlvsym;
 
 struct elf_search {
   const char *name;
@@ -93,19 +97,36 @@ static void *libc_symbol(const char *name) {
   return search.found;
 }
 
-void resolve_dl(void) {
-  if (!real_dlsym) real_dlsym = (dlsym_fn)libc_symbol("dlsym");
-  if (!real_dlvsym) real_dlvsym = (dlvsym_fn)libc_symbol("dlvsym");
+/* Cached, and found again whenever the cache is clear. */
+static dlsym_fn dlsym_cache;
+static dlvsym_fn dlvsym_cache;
+
+dlsym_fn libc_dlsym(void) {
+  if (!dlsym_cache) dlsym_cache = (dlsym_fn)libc_symbol("dlsym");
+  return dlsym_cache;
+}
+
+dlvsym_fn libc_dlvsym(void) {
+  if (!dlvsym_cache) dlvsym_cache = (dlvsym_fn)libc_symbol("dlvsym");
+  return dlvsym_cache;
+}
+
+/* RTLD_NEXT from here: the definition after this library (libc's, for everything interposed). */
+void *next_symbol(const char *name) {
+  dlsym_fn find = libc_dlsym();
+  return find ? find(RTLD_NEXT, name) : NULL;
 }
 
 
 REAL(ssize_t, readlink, (const char *, char *, size_t))
 REAL(long, syscall, (long, ...))
 REAL(int, openat, (int, const char *, int, ...))
+REAL(char *, realpath, (const char *, char *))
 
 /* The capsule's own uses of functions it also interposes go straight to libc. */
 ssize_t capsule_readlink(const char *path, char *buf, size_t size) { return real_readlink()(path, buf, size); }
 long capsule_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5) {
   return real_syscall()(nr, a0, a1, a2, a3, a4, a5);
 }
+char *capsule_realpath(const char *path, char *out) { return real_realpath()(path, out); }
 int capsule_open_path(const char *path) { return real_openat()(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0); }

@@ -31,10 +31,12 @@ export interface ArmedRun {
  * R helpers available to the code: probe(label, expr) records whether expr succeeded; a warning
  * counts as refused (R reports most failed opens as warnings).
  */
-const PRELUDE = String.raw`
+const ARM = String.raw`
 invisible(dyn.load(Sys.getenv("JUBE_TEST_CAPSULE")))
 .armed <- .C("jube_capsule_arm", status = integer(1), report = strrep(" ", 255), PACKAGE = "jube_capsule")
 cat("@@report ", trimws(.armed$report), "\n", sep = "")
+`;
+const PROBE = String.raw`
 probe <- function(label, expr) {
   outcome <- tryCatch({
     value <- expr
@@ -44,10 +46,17 @@ probe <- function(label, expr) {
 }
 `;
 
-export async function runArmed(code: string, options: { kernel?: KernelLayers; env?: Record<string, string> } = {}): Promise<ArmedRun> {
+/**
+ * `capsule: false` is the control: the same code and probes in an Rscript with no capsule at all.
+ */
+export async function runArmed(
+  code: string,
+  options: { kernel?: KernelLayers; env?: Record<string, string>; capsule?: boolean } = {},
+): Promise<ArmedRun> {
   const workdir = mkdtempSync(join(tmpdir(), 'jube-r-capsule-test-'));
+  const capsule = options.capsule ?? true;
   try {
-    writeFileSync(join(workdir, 'script.R'), `${PRELUDE}\n${code}\n`);
+    writeFileSync(join(workdir, 'script.R'), `${capsule ? ARM : ''}${PROBE}\n${code}\n`);
     const result = await execa('Rscript', ['--vanilla', 'script.R'], {
       cwd: workdir,
       extendEnv: false,
@@ -59,10 +68,14 @@ export async function runArmed(code: string, options: { kernel?: KernelLayers; e
         TZ: 'UTC',
         HOME: workdir,
         TMPDIR: workdir,
-        LD_PRELOAD: CAPSULE_LIBRARY,
-        JUBE_TEST_CAPSULE: CAPSULE_LIBRARY,
-        JUBE_R_CAPSULE_WORKDIR: workdir,
-        JUBE_R_CAPSULE_KERNEL: options.kernel ?? 'auto',
+        ...(capsule
+          ? {
+              LD_PRELOAD: CAPSULE_LIBRARY,
+              JUBE_TEST_CAPSULE: CAPSULE_LIBRARY,
+              JUBE_R_CAPSULE_WORKDIR: workdir,
+              JUBE_R_CAPSULE_KERNEL: options.kernel ?? 'auto',
+            }
+          : {}),
         ...options.env,
       },
     });

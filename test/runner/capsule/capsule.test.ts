@@ -209,7 +209,9 @@ describe.each<{ posture: string; kernel: KernelLayers; report: RegExp }>([
     for (const label of ['overwrite', 'append', 'relative', 'via-proc-root', 'symlink-then-write', 'hardlink', 'rename-over', 'chmod', 'create', 'mkdir', 'rules-append', 'rprofile-site-append', 'package-append', 'shm', 'var-tmp']) {
       expect(run.probes[label], label).toMatch(/^refused:|^ok: FALSE$/);
     }
-    expect(run.probes['unlink']).toBe('ok: TRUE');
+    // The decoy is still there (read back below), but a path outside the readable roots does not
+    // even say that it exists.
+    expect(run.probes['unlink']).toBe('ok: FALSE');
     expect(run.probes['workdir']).toBe('ok: fine');
     expect(readFileSync(decoy, 'utf8')).toBe('original\n');
     expect((statSync(decoy).mode & 0o777).toString(8)).not.toBe('777');
@@ -251,6 +253,21 @@ describe.each<{ posture: string; kernel: KernelLayers; report: RegExp }>([
     expect(run.probes['zoneinfo']).toBe('ok: 2024-06-01 14:00:00');
   });
 
+  it('looks at nothing outside the readable roots: no existence, size or resolved name', async () => {
+    const run = await runArmed(lookupProbes(), { kernel });
+    for (const label of LOOKUP_LEAKS) {
+      expect(run.probes[label], label).toMatch(/^refused:|^ok: (FALSE|NA|-1|)$/);
+    }
+    // What R itself and an analysis need still answers.
+    expect(run.probes['r-home']).toBe('ok: TRUE');
+    expect(run.probes['library-path']).toBe('ok: TRUE');
+    expect(run.probes['workdir-file']).toBe('ok: TRUE 7');
+    expect(run.probes['missing-in-workdir']).toBe('ok: FALSE');
+    expect(run.probes['tempdir']).toBe('ok: TRUE');
+    expect(run.probes['nested-dir']).toBe('ok: TRUE');
+    expect(run.stdout).not.toContain('canary-secret-4711');
+  });
+
   it('cannot be re-armed, disarmed or sidestepped from inside', async () => {
     const run = await runArmed(
       [
@@ -265,6 +282,55 @@ describe.each<{ posture: string; kernel: KernelLayers; report: RegExp }>([
     for (const label of ['after-rearm', 'unset-preload', 'proc-self-mem']) {
       expect(refused(run.probes[label]), `${label}: ${run.probes[label]}`).toBe(true);
     }
+  });
+});
+
+/** Looks at paths (stat, access, realpath, readlink) that would tell a script about others. */
+const LOOKUP_LEAKS = [
+  'parent-cwd',
+  'parent-exe',
+  'parent-fd',
+  'shadow-exists',
+  'shadow-info',
+  'other-workdir-exists',
+  'other-secret-info',
+  'other-secret-access',
+  'other-secret-path',
+  'missing-outside',
+  'proc-root-shadow',
+] as const;
+
+function lookupProbes(): string {
+  const parent = 'as.integer(strsplit(readLines("/proc/self/stat"), " ")[[1]][4])';
+  return [
+    `probe("parent-cwd", normalizePath(sprintf("/proc/%d/cwd", ${parent}), mustWork = TRUE))`,
+    `probe("parent-exe", Sys.readlink(sprintf("/proc/%d/exe", ${parent})))`,
+    `probe("parent-fd", normalizePath(sprintf("/proc/%d/fd/1", ${parent}), mustWork = TRUE))`,
+    'probe("shadow-exists", file.exists("/etc/shadow"))',
+    'probe("shadow-info", file.info("/etc/shadow")$size)',
+    `probe("other-workdir-exists", dir.exists("${targets.otherWorkdir}"))`,
+    `probe("other-secret-info", file.info("${targets.otherSecret}")$size)`,
+    `probe("other-secret-access", file.access("${targets.otherSecret}", 0))`,
+    `probe("other-secret-path", normalizePath("${targets.otherSecret}", mustWork = TRUE))`,
+    'probe("missing-outside", file.exists("/etc/jube-r-no-such-file"))',
+    'probe("proc-root-shadow", normalizePath("/proc/self/root/etc/shadow", mustWork = TRUE))',
+    'probe("r-home", file.exists(file.path(R.home(), "bin")))',
+    'probe("library-path", dir.exists(normalizePath(.libPaths()[1])))',
+    'probe("workdir-file", { writeLines("inside", "w.txt"); paste(file.exists(normalizePath("w.txt")), file.info("w.txt")$size) })',
+    'probe("missing-in-workdir", file.exists("no-such-file"))',
+    'probe("tempdir", file.info(tempdir())$isdir)',
+    'probe("nested-dir", dir.create(file.path(getwd(), "x", "y", "z"), recursive = TRUE))',
+  ].join('\n');
+}
+
+describe('capsule not loaded (the control for the lookups)', () => {
+  it('lets the same lookups see the parent, /etc/shadow and another run\'s files', async () => {
+    const run = await runArmed(lookupProbes(), { capsule: false });
+    expect(run.probes['parent-cwd']).toMatch(/^ok: \//);
+    expect(run.probes['shadow-exists']).toBe('ok: TRUE');
+    expect(run.probes['other-workdir-exists']).toBe('ok: TRUE');
+    expect(run.probes['other-secret-info']).toBe('ok: 12');
+    expect(run.probes['other-secret-path']).toMatch(/^ok: \/.*secret\.txt$/);
   });
 });
 

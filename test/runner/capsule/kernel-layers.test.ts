@@ -3,7 +3,7 @@
  * (what a memory-corruption exploit in R would do) is never seen by the preloaded capsule. Where the
  * kernel accepts no_new_privs, arming also installs Landlock and seccomp, and those refuse it. In
  * the Lambda posture (kernel layers off) the same calls go through: this is the documented limit
- * of the capsule there (docs/sandbox-rules.md, "Threat model"), and the microVM is the boundary.
+ * of the capsule there (docs/threat-model.md, "What the capsule cannot do"), and the microVM is the boundary.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,6 +66,9 @@ describe('capsule kernel layers against raw system calls', () => {
       kill_self: 'ok',
       execve: 'errno=1',
       fork: 'errno=1',
+      msgget: 'errno=1',
+      mq_open: 'errno=1',
+      rt_tgsigqueueinfo_parent: 'errno=1',
     });
     expect(readdirSync(outside)).toEqual(['secret.txt']);
   });
@@ -73,6 +76,6 @@ describe('capsule kernel layers against raw system calls', () => {
   it('let the same calls through in the Lambda posture: the limit the docs state', async () => {
     const calls = await rawCalls('off');
     expect(calls['report']).toBe('preload=armed landlock=off seccomp=off');
-    expect(calls).toMatchObject({ open_read_outside: 'ok', open_create_outside: 'ok', socket_inet: 'ok' });
+    expect(calls).toMatchObject({ open_read_outside: 'ok', open_create_outside: 'ok', socket_inet: 'ok', msgget: 'ok', mq_open: 'ok' });
   });
 });
