@@ -117,6 +117,11 @@ API void jube_capsule_arm(int *status, char **report) {
   dl_iterate_phdr(find_libr, &P->libr_base);
   /* Resolve every forwarder now: resolving later would run dlsym paths while armed. */
   resolve_dl();
+  char rinternals[64];
+  if (rinternals_arm(rinternals, sizeof rinternals) < 0) {
+    snprintf(*report, 200, "preload=unavailable(%s)", rinternals);
+    return;
+  }
 
   char landlock[96], seccomp[96];
   if (P->kernel_off) {
@@ -132,7 +137,7 @@ API void jube_capsule_arm(int *status, char **report) {
     if (rc > 0) snprintf(seccomp, sizeof seccomp, "seccomp=active");
     else snprintf(seccomp, sizeof seccomp, "seccomp=unavailable(%s)", strerror(-rc));
   }
-  snprintf(P->report, sizeof P->report, "preload=armed %s %s", landlock, seccomp);
+  snprintf(P->report, sizeof P->report, "preload=armed %.80s %.80s %.63s", landlock, seccomp, rinternals);
   P->armed = 1;
   /* From here on the policy is read-only: nothing in this process can loosen it short of
    * native code, which is what the kernel layers are for. */
