@@ -179,10 +179,15 @@ static int library_file(const char *path, const char **why) {
     *why = "not under R's library roots";
     return 0;
   }
+  /* Loading a namespace fetches from the same database hundreds of times: resolve it once. Only
+   * an approved path is remembered, and the library tree it names does not change. */
+  static char last_approved[PATH_MAX];
+  if (strcmp(lexical, last_approved) == 0) return 1;
   if (!realpath(lexical, resolved) || !loadable(resolved)) {
     *why = "not a file under R's library roots once resolved";
     return 0;
   }
+  memcpy(last_approved, lexical, n + 1);
   return 1;
 }
 
