@@ -265,13 +265,6 @@ int rinternals_arm(char *report, size_t size) {
   size_t n_table = symbol->st_size / sizeof(FUNTAB);
   if (table[n_table - 1].name != NULL) return fail(report, size, "R_FunTab has an unknown layout", NULL);
 
-  static const char *const API_NAMES[] = {"Rf_errorcall", "getPRIMNAME", "CAR", "CADR", "TYPEOF", "Rf_length",
-                                          "STRING_ELT", "Rf_translateChar", "Rf_inherits", "R_GetConnection",
-                                          "R_NaString"};
-  void *api[sizeof API_NAMES / sizeof API_NAMES[0]];
-  for (size_t i = 0; i < sizeof API_NAMES / sizeof API_NAMES[0]; i++)
-    if (!(api[i] = real_dlsym(RTLD_DEFAULT, API_NAMES[i]))) return fail(report, size, "R lacks", API_NAMES[i]);
-
   /* Find every entry before changing any: all or nothing. */
   FUNTAB *found[N_ENTRIES];
   for (size_t i = 0; i < N_ENTRIES; i++) {
@@ -281,6 +274,13 @@ int rinternals_arm(char *report, size_t size) {
     if (!found[i]) return fail(report, size, "R_FunTab lacks", ENTRIES[i].name);
     if (found[i]->arity != ENTRIES[i].arity || !found[i]->cfun) return fail(report, size, "R_FunTab has an unexpected entry for", ENTRIES[i].name);
   }
+
+  static const char *const API_NAMES[] = {"Rf_errorcall", "getPRIMNAME", "CAR", "CADR", "TYPEOF", "Rf_length",
+                                          "STRING_ELT", "Rf_translateChar", "Rf_inherits", "R_GetConnection",
+                                          "R_NaString"};
+  void *api[sizeof API_NAMES / sizeof API_NAMES[0]];
+  for (size_t i = 0; i < sizeof API_NAMES / sizeof API_NAMES[0]; i++)
+    if (!(api[i] = real_dlsym(RTLD_DEFAULT, API_NAMES[i]))) return fail(report, size, "R lacks", API_NAMES[i]);
 
   S.errorcall = (errorcall_fn)api[0];
   S.primname = (primname_fn)api[1];
