@@ -133,7 +133,7 @@ static union {
     const char *names[N_ENTRIES];
     CCODE originals[N_ENTRIES];
     int done;
-    char report[64];
+    char report[96];
   } s;
   char page[4096];
 } state __attribute__((aligned(4096)));
@@ -303,8 +303,20 @@ int rinternals_arm(char *report, size_t size) {
     if (ENTRIES[i].fenced) fenced_count++;
     else removed++;
   }
+  /* The table sits in libR's writable data. Its pages that hold nothing else are made read-only,
+   * so putting an entry back takes native code (mprotect), not just a memory write; an entry on a
+   * page it shares with R's other variables stays writable, and the report counts the sealed ones. */
+  uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t first = ((uintptr_t)table + page - 1) & ~(page - 1);
+  uintptr_t last = ((uintptr_t)table + symbol->st_size) & ~(page - 1);
+  int sealed = 0;
+  if (last > first) {
+    if (mprotect((void *)first, last - first, PROT_READ) != 0) return fail(report, size, "could not seal R_FunTab", NULL);
+    for (size_t i = 0; i < N_ENTRIES; i++)
+      if ((uintptr_t)found[i] >= first && (uintptr_t)(found[i] + 1) <= last) sealed++;
+  }
   S.done = 1;
-  snprintf(S.report, sizeof S.report, "rinternals=patched(removed=%d,fenced=%d)", removed, fenced_count);
+  snprintf(S.report, sizeof S.report, "rinternals=patched(removed=%d,fenced=%d,sealed=%d)", removed, fenced_count, sealed);
   snprintf(report, size, "%s", S.report);
   if (mprotect(&state, sizeof state, PROT_READ) != 0) return fail(report, size, "could not make its state read-only", NULL);
   return 1;
