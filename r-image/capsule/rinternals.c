@@ -24,7 +24,8 @@
  *     stays there once resolved. A connection must be a file connection (file, gzfile, bzfile,
  *     xzfile, zstdfile); raw vectors, text, url, gzcon, rawConnection and the rest are refused.
  *     Package namespaces still load: loadNamespace reads Meta/<name>.rds through readRDS and objects
- *     through lazyLoadDBfetch, all from the library.
+ *     through lazyLoadDBfetch, all from the library;
+ *   - the table's pages that hold nothing else are made read-only (see rinternals_arm).
  * What this does not cover: native code a package runs on bytes of its own choosing (R's C entry
  * R_Unserialize; no package in packages.R calls it), and every address R prints by design
  * (environments, external pointers, bytecode in a printed function).
