@@ -175,10 +175,15 @@ API void jube_capsule_arm(int *status, char **report) {
   POLICY->pid = getpid();
   snprintf(POLICY->proc_self, sizeof POLICY->proc_self, "/proc/%d", (int)POLICY->pid);
   if (dl_iterate_phdr(find_libr, &POLICY->libr_base) == 0) POLICY->libr_base = 0; /* not R: nothing to restrict */
+  char rinternals[64];
+  if (rinternals_arm(rinternals, sizeof rinternals) < 0) {
+    snprintf(*report, sizeof POLICY->report, "preload=unavailable(%s)", rinternals);
+    return;
+  }
 
   char landlock[96], seccomp[96];
   kernel_layers(landlock, seccomp, sizeof landlock);
-  snprintf(POLICY->report, sizeof POLICY->report, "preload=armed %s %s", landlock, seccomp);
+  snprintf(POLICY->report, sizeof POLICY->report, "preload=armed %.80s %.80s %.63s", landlock, seccomp, rinternals);
 
   /* Everything the policy holds is written above this line; sealing is the last step. */
   POLICY->armed = 1;
@@ -188,8 +193,8 @@ API void jube_capsule_arm(int *status, char **report) {
      * can write this page could clear it, so the runner must not run the script. */
     int saved = errno;
     POLICY->sealed = 0;
-    snprintf(POLICY->report, sizeof POLICY->report, "preload=unavailable(the policy could not be sealed: %s) %s %s",
-             strerror(saved), landlock, seccomp);
+    snprintf(POLICY->report, sizeof POLICY->report, "preload=unavailable(the policy could not be sealed: %s) %.60s %.60s %.63s",
+             strerror(saved), landlock, seccomp, rinternals);
   }
   *status = POLICY->sealed;
   snprintf(*report, sizeof POLICY->report, "%s", POLICY->report);

@@ -116,6 +116,9 @@ int install_landlock(void);
 const char *landlock_status(int abi_or_error, char *buf, size_t size);
 int install_seccomp(void);
 
+/* R's memory primitives and deserializers (rinternals.c): 1 patched, 0 not an R process, -1 failed. */
+int rinternals_arm(char *report, size_t size);
+
 /* Loading (capsule.c). */
 void capsule_load(void);
 

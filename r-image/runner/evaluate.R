@@ -5,7 +5,6 @@
 
 # Captured when the runner loads: harden_runtime() replaces base's setTimeLimit with a stub, and
 # the script may shadow the others in its own environment.
-enable_jit <- get("enableJIT", envir = asNamespace("compiler"))
 subset2 <- base::.subset2
 set_time_limit <- base::setTimeLimit
 
@@ -72,9 +71,8 @@ evaluate_script <- function(exprs, policy, input, workdir) {
     withCallingHandlers(
       {
         if (!escaped) harden_runtime(policy)
-        # The handler starts R with the JIT off so the runner's own functions are not compiled
-        # (about 100 ms); the script gets R's default level back.
-        enable_jit(3L)
+        # The JIT stays off (the handler starts R with R_ENABLE_JIT=0): it compiles through
+        # mkCode, which the capsule removes; packages' precompiled bytecode still runs.
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
         plot_capture <- open_plot_capture(input$plots, workdir)

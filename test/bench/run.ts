@@ -9,6 +9,7 @@ const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   execute: () => import('./execute.bench.ts'),
   plots: () => import('./plots.bench.ts'),
   image: () => import('./image.bench.ts'),
+  jit: () => import('./jit.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

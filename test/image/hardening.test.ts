@@ -101,8 +101,8 @@ describe('the runtime process is started directly and keeps its secrets', () => 
     );
     const lines = probe.stdout.split('\n');
     expect(lines.slice(0, 2)).toEqual(['root 755 /app/native/jube_capsule.so', 'root 755 /app/native/jube-capsule-probe']);
-    expect(lines[2]).toMatch(/^preload=armed landlock=abi\d+ seccomp=active$/);
-    expect(lines[3]).toBe('preload=armed landlock=off seccomp=off');
+    expect(lines[2]).toMatch(/^preload=armed landlock=abi\d+ seccomp=active rinternals=skipped\(not an R process\)$/);
+    expect(lines[3]).toBe('preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)');
   });
 
   it("hides node's environment (where Lambda's credentials live) from same-user processes", async () => {

@@ -73,8 +73,8 @@ async function rLibrary(pkg: string): Promise<string> {
 const refused = (outcome: string | undefined): boolean => outcome?.startsWith('refused:') ?? false;
 
 describe.each<{ posture: string; kernel: KernelLayers; report: RegExp }>([
-  { posture: 'interposition only (the Lambda posture)', kernel: 'off', report: /^preload=armed landlock=off seccomp=off$/ },
-  { posture: 'with the kernel layers (local, self-hosted)', kernel: 'auto', report: /^preload=armed landlock=abi\d+ seccomp=active$/ },
+  { posture: 'interposition only (the Lambda posture)', kernel: 'off', report: /^preload=armed landlock=off seccomp=off rinternals=patched\(removed=\d+,fenced=\d+,sealed=\d+\)$/ },
+  { posture: 'with the kernel layers (local, self-hosted)', kernel: 'auto', report: /^preload=armed landlock=abi\d+ seccomp=active rinternals=patched\(removed=\d+,fenced=\d+,sealed=\d+\)$/ },
 ])('capsule armed, $posture', ({ kernel, report }) => {
   it('reports exactly the layers it armed', async () => {
     const run = await runArmed('cat("armed\\n")', { kernel });

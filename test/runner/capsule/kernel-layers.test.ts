@@ -55,7 +55,7 @@ describe('capsule kernel layers against raw system calls', () => {
     // Act
     const calls = await rawCalls('auto');
     // Assess
-    expect(calls['report']).toMatch(/^preload=armed landlock=abi\d+ seccomp=active$/);
+    expect(calls['report']).toMatch(/^preload=armed landlock=abi\d+ seccomp=active rinternals=skipped\(not an R process\)$/);
     expect(calls).toMatchObject({
       open_read_outside: 'errno=13',
       open_create_outside: 'errno=13',
@@ -75,7 +75,7 @@ describe('capsule kernel layers against raw system calls', () => {
 
   it('let the same calls through in the Lambda posture: the limit the docs state', async () => {
     const calls = await rawCalls('off');
-    expect(calls['report']).toBe('preload=armed landlock=off seccomp=off');
+    expect(calls['report']).toBe('preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)');
     expect(calls).toMatchObject({ open_read_outside: 'ok', open_create_outside: 'ok', socket_inet: 'ok', msgget: 'ok', mq_open: 'ok' });
   });
 });

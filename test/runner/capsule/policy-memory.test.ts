@@ -78,7 +78,7 @@ describe('the capsule policy in memory', () => {
   it('leaves no writable word pointing into it once armed', async () => {
     const out = await attack('scan');
     expect(out['status']).toBe('1');
-    expect(out['report']).toBe('preload=armed landlock=off seccomp=off');
+    expect(out['report']).toBe('preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)');
     expect(Number(out['writable_words'])).toBeGreaterThan(1000);
     expect(out['pointers_to_policy']).toBe('0');
     // The scan does see pointers: the caches of real functions point into libc.
@@ -94,7 +94,7 @@ describe('the capsule policy in memory', () => {
       open_outside: 'refused',
       msgget: 'refused',
       rearm_status: '1',
-      rearm_report: 'preload=armed landlock=off seccomp=off',
+      rearm_report: 'preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)',
       exec: 'refused',
     });
   });
@@ -103,7 +103,7 @@ describe('the capsule policy in memory', () => {
     const out = await attack('sealfail');
     expect(out['sealing_fails']).toBe('yes');
     expect(out['status']).toBe('0');
-    expect(out['report']).toBe('preload=unavailable(the policy could not be sealed: Operation not permitted) landlock=off seccomp=off');
+    expect(out['report']).toBe('preload=unavailable(the policy could not be sealed: Operation not permitted) landlock=off seccomp=off rinternals=skipped(not an R process)');
     expect(out).toMatchObject({ fork: 'refused', socket: 'refused', open_outside: 'refused', msgget: 'refused', rearm_status: '0', exec: 'refused' });
   });
 

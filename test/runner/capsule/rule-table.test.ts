@@ -52,8 +52,8 @@ describe('the capsule rule table', () => {
   });
 
   it.each<{ kernel: 'off' | 'auto'; report: RegExp }>([
-    { kernel: 'off', report: /^preload=armed landlock=off seccomp=off$/ },
-    { kernel: 'auto', report: /^preload=armed landlock=abi\d+ seccomp=active$/ },
+    { kernel: 'off', report: /^preload=armed landlock=off seccomp=off rinternals=skipped\(not an R process\)$/ },
+    { kernel: 'auto', report: /^preload=armed landlock=abi\d+ seccomp=active rinternals=skipped\(not an R process\)$/ },
   ])('refuses every row in the wrapper, every symbol, and every IPC object once armed (kernel $kernel)', async ({ kernel, report }) => {
     const workdir = mkdtempSync(join(tmpdir(), 'jube-r-rule-table-workdir-'));
     try {

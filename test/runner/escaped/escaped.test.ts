@@ -105,7 +105,7 @@ describe.each([
       expect(response.consoleOutput).not.toContain('AWS_SECRET_ACCESS_KEY');
       // Nothing of the run is alive: no process names its workdir.
       const workdir = h.reports.at(-1)!.workdir;
-      expect(h.reports.at(-1)!.capsule).toMatch(kernel === 'off' ? /^preload=armed landlock=off seccomp=off$/ : /^preload=armed landlock=abi\d+ seccomp=active$/);
+      expect(h.reports.at(-1)!.capsule).toMatch(kernel === 'off' ? /^preload=armed landlock=off seccomp=off rinternals=patched\(/ : /^preload=armed landlock=abi\d+ seccomp=active rinternals=patched\(/);
       expect(await processesNaming(workdir)).toEqual([]);
       expect(await processesNaming(`sleep ${SURVIVOR_SECONDS}`)).toEqual([]);
       expect(existsSync(workdir)).toBe(false);
