@@ -24,6 +24,9 @@ case("a blocked package gives the rules' reason, word for word as the TypeScript
   blocked <- rules$packages$blocked[[1]]
   expect_identical(
     runner$package_unavailable(blocked$name, policy),
-    sprintf("Package '%s' is blocked in jube-r: %s Do it with base R or an installed package.", blocked$name, blocked$why)
+    sprintf(
+      "Package '%s' is blocked in jube-r: %s Do it with base R or an installed package.",
+      blocked$name, blocked$why
+    )
   )
 })
