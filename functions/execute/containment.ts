@@ -16,6 +16,9 @@
  *                                   run: the image)
  * - JUBE_R_WIPE_AFTER_RUN           ':'-separated directories emptied after every run (the image:
  *                                   /tmp:/dev/shm:/var/tmp), so the next run finds nothing
+ * - JUBE_R_IPC_HYGIENE             `auto` (default): with JUBE_R_SWEEP=environment, System V IPC
+ *                                   objects and POSIX queues are removed at init, before and after
+ *                                   every run; `off`: test-only (a control), refused when deployed
  * - JUBE_R_FRESH_ENVIRONMENT_PER_RUN `true`: the runtime answers and exits, so Lambda never hands a
  *                                   used environment to another request (a cold start per call)
  * - JUBE_R_TEST_ESCAPED_RUNNER      `true`: test-only; the runner evaluates without the R layer,
@@ -40,6 +43,10 @@ export interface Containment {
   readonly wipeAfterRun: readonly string[];
   readonly freshEnvironmentPerRun: boolean;
   readonly testEscapedRunner: boolean;
+  /** JUBE_R_IPC_HYGIENE is not `off`. */
+  readonly ipcHygiene: boolean;
+  /** JUBE_R_DEPLOYMENT: set on every deployed function; undefined means a local runtime. */
+  readonly deployment: string | undefined;
 }
 
 export class ContainmentConfigError extends Error {
@@ -61,6 +68,7 @@ const ContainmentEnvSchema = z.object({
   JUBE_R_WIPE_AFTER_RUN: absoluteDirs.default([]),
   JUBE_R_FRESH_ENVIRONMENT_PER_RUN: flag.default(false),
   JUBE_R_TEST_ESCAPED_RUNNER: flag.default(false),
+  JUBE_R_IPC_HYGIENE: z.enum(['auto', 'off']).default('auto'),
   JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
 });
 
@@ -76,6 +84,11 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
   if (e.JUBE_R_TEST_ESCAPED_RUNNER && e.JUBE_R_DEPLOYMENT !== undefined) {
     throw new ContainmentConfigError(
       `JUBE_R_TEST_ESCAPED_RUNNER is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
+    );
+  }
+  if (e.JUBE_R_IPC_HYGIENE === 'off' && e.JUBE_R_DEPLOYMENT !== undefined) {
+    throw new ContainmentConfigError(
+      `JUBE_R_IPC_HYGIENE=off is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
     );
   }
   let capsule: CapsuleSettings | undefined;
@@ -95,5 +108,7 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
     wipeAfterRun: e.JUBE_R_WIPE_AFTER_RUN,
     freshEnvironmentPerRun: e.JUBE_R_FRESH_ENVIRONMENT_PER_RUN,
     testEscapedRunner: e.JUBE_R_TEST_ESCAPED_RUNNER,
+    ipcHygiene: e.JUBE_R_IPC_HYGIENE === 'auto',
+    deployment: e.JUBE_R_DEPLOYMENT,
   };
 }

@@ -13,6 +13,8 @@ describe('readContainment', () => {
       wipeAfterRun: [],
       freshEnvironmentPerRun: false,
       testEscapedRunner: false,
+      ipcHygiene: true,
+      deployment: undefined,
     });
   });
 
@@ -40,6 +42,7 @@ describe('readContainment', () => {
     ['JUBE_R_WIPE_AFTER_RUN', 'tmp'],
     ['JUBE_R_WIPE_AFTER_RUN', '/'],
     ['JUBE_R_FRESH_ENVIRONMENT_PER_RUN', 'yes'],
+    ['JUBE_R_IPC_HYGIENE', 'never'],
   ])('refuses %s=%s, naming the key', (key, value) => {
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', [key]: value })).toThrow(new RegExp(`^${key}: `));
   });
@@ -52,6 +55,14 @@ describe('readContainment', () => {
     expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true' }).testEscapedRunner).toBe(true);
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
       ContainmentConfigError,
+    );
+  });
+
+  it('turns the IPC hygiene off only outside a deployment (a test control), and says where it is deployed', () => {
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_IPC_HYGIENE: 'off' }).ipcHygiene).toBe(false);
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_DEPLOYMENT: 'dev' })).toMatchObject({ ipcHygiene: true, deployment: 'dev' });
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_IPC_HYGIENE: 'off', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
+      /^JUBE_R_IPC_HYGIENE=off is a test-only switch/,
     );
   });
 });
