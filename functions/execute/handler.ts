@@ -24,6 +24,8 @@ import { notCleanResponse } from './hygiene-response.ts';
 import type { GroupKillReport } from './process-group.ts';
 import { canRetire, respondAndExit } from './retire.ts';
 import type { RunnerEnvelope } from './envelope.ts';
+import { s3Host, tenantOfKey, type DataSourcePolicy } from './data-sources.ts';
+import type { SourceAccess } from './dataframes.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
@@ -58,6 +60,10 @@ export interface ExecuteHandlerOptions {
   readonly safetyMarginMs?: number;
   readonly onRunReport?: (report: RunReport) => void;
   readonly logger?: Logger;
+  /** Where `file` dataframe sources may come from; default the data root (JUBE_R_DATA_DIR). */
+  readonly dataRoots?: readonly string[];
+  /** Replaces the HTTPS download of an allowed URL source (tests: nothing here is the bucket's host). */
+  readonly dataDownload?: SourceAccess['download'];
 }
 
 export type ExecuteHandler = (event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>;
@@ -87,6 +93,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   // Init-time cleaning starts with the module: what a crashed or timed-out predecessor left in
   // this microVM (Lambda's reset keeps /tmp and kernel objects) is gone before the first run.
   const hygiene = hygieneSettings(paths.containment);
+  const dataPolicy: DataSourcePolicy = {
+    deployed: paths.containment.deployment !== undefined,
+    fileRoots: options.dataRoots ?? [config.data.dir],
+    urlHost: s3Host(config.data.bucket, process.env['AWS_REGION']),
+  };
   let init: Promise<HygieneReport> | undefined = hygiene
     ? cleanEnvironment('init', hygiene).catch((error: unknown) => ({ phase: 'init' as const, ms: 0, problems: [`init cleaning failed: ${String(error)}`] }))
     : undefined;
@@ -118,6 +129,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       run = await runInWorkdir(e, layout, {
         config, paths, allowedPackages: allowed, parser, sandbox,
         remainingMs: () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY),
+        dataAccess: {
+          policy: dataPolicy,
+          tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
+          ...(options.dataDownload ? { download: options.dataDownload } : {}),
+        },
       });
     } finally {
       const { after, ...cleaned } = await cleanUp(layout);

@@ -106,7 +106,8 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
     );
     // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
     const dataDir = realDirOrUndefined(resolve(readServiceConfig(env).data.dir));
-    return startContainerRuntime({ env: passOn, readOnlyMounts: dataDir ? [dataDir] : [] });
+    // ... and name it the data root there, the one place file sources may come from.
+    return startContainerRuntime({ env: { ...passOn, ...(dataDir ? { JUBE_R_DATA_DIR: dataDir } : {}) }, readOnlyMounts: dataDir ? [dataDir] : [] });
   }
   return createProcessRuntime({ functionName });
 }

@@ -80,9 +80,11 @@ export function validateEnvironment(
   };
 }
 
-export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
+export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain, names: Pick<DeployTimeNames, 'dataBucketName'>): Record<string, string> {
   return {
     ...scriptLimits(config, chain),
+    // The one host a `url` dataframe source may name (functions/execute/data-sources.ts).
+    JUBE_R_DATA_BUCKET: names.dataBucketName,
     JUBE_R_FRESH_ENVIRONMENT_PER_RUN: String(config.execute.freshEnvironmentPerRun),
   };
 }
