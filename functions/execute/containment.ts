@@ -24,6 +24,9 @@
  * - JUBE_R_TEST_ESCAPED_RUNNER      `true`: test-only; the runner evaluates without the R layer,
  *                                   as an escaped script would. Refused when JUBE_R_DEPLOYMENT is
  *                                   set (every deployed stack sets it).
+ * - JUBE_R_TEST_NATIVE_RUNNER       an absolute path: test-only; a native program runs in place of
+ *                                   Rscript (given the workdir), as a script that owns its process
+ *                                   would. Refused when JUBE_R_DEPLOYMENT is set.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -43,6 +46,8 @@ export interface Containment {
   readonly wipeAfterRun: readonly string[];
   readonly freshEnvironmentPerRun: boolean;
   readonly testEscapedRunner: boolean;
+  /** JUBE_R_TEST_NATIVE_RUNNER: what runs instead of Rscript (the red-team tier). */
+  readonly testNativeRunner: string | undefined;
   /** JUBE_R_IPC_HYGIENE is not `off`. */
   readonly ipcHygiene: boolean;
   /** JUBE_R_DEPLOYMENT: set on every deployed function; undefined means a local runtime. */
@@ -69,6 +74,7 @@ const ContainmentEnvSchema = z.object({
   JUBE_R_FRESH_ENVIRONMENT_PER_RUN: flag.default(false),
   JUBE_R_TEST_ESCAPED_RUNNER: flag.default(false),
   JUBE_R_IPC_HYGIENE: z.enum(['auto', 'off']).default('auto'),
+  JUBE_R_TEST_NATIVE_RUNNER: z.string().regex(/^\/./, 'must be an absolute path').optional(),
   JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
 });
 
@@ -86,9 +92,13 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
       `JUBE_R_TEST_ESCAPED_RUNNER is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
     );
   }
-  if (e.JUBE_R_IPC_HYGIENE === 'off' && e.JUBE_R_DEPLOYMENT !== undefined) {
+  const testOnly = [
+    ...(e.JUBE_R_IPC_HYGIENE === 'off' ? ['JUBE_R_IPC_HYGIENE=off'] : []),
+    ...(e.JUBE_R_TEST_NATIVE_RUNNER !== undefined ? ['JUBE_R_TEST_NATIVE_RUNNER'] : []),
+  ];
+  if (testOnly.length > 0 && e.JUBE_R_DEPLOYMENT !== undefined) {
     throw new ContainmentConfigError(
-      `JUBE_R_IPC_HYGIENE=off is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
+      `${testOnly.join(', ')} is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
     );
   }
   let capsule: CapsuleSettings | undefined;
@@ -108,6 +118,7 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
     wipeAfterRun: e.JUBE_R_WIPE_AFTER_RUN,
     freshEnvironmentPerRun: e.JUBE_R_FRESH_ENVIRONMENT_PER_RUN,
     testEscapedRunner: e.JUBE_R_TEST_ESCAPED_RUNNER,
+    testNativeRunner: e.JUBE_R_TEST_NATIVE_RUNNER,
     ipcHygiene: e.JUBE_R_IPC_HYGIENE === 'auto',
     deployment: e.JUBE_R_DEPLOYMENT,
   };

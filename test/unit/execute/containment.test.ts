@@ -13,6 +13,7 @@ describe('readContainment', () => {
       wipeAfterRun: [],
       freshEnvironmentPerRun: false,
       testEscapedRunner: false,
+      testNativeRunner: undefined,
       ipcHygiene: true,
       deployment: undefined,
     });
@@ -55,6 +56,14 @@ describe('readContainment', () => {
     expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true' }).testEscapedRunner).toBe(true);
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
       ContainmentConfigError,
+    );
+  });
+
+  it('runs a native program in place of Rscript only outside a deployment (the red-team tier)', () => {
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_NATIVE_RUNNER: '/opt/fixture' }).testNativeRunner).toBe('/opt/fixture');
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_NATIVE_RUNNER: 'fixture' })).toThrow(/^JUBE_R_TEST_NATIVE_RUNNER: must be an absolute path/);
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_NATIVE_RUNNER: '/opt/fixture', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
+      /^JUBE_R_TEST_NATIVE_RUNNER is a test-only switch/,
     );
   });
 
