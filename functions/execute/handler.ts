@@ -120,7 +120,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       logger.error('the environment is not clean before a run', { phase: failed.phase, problems: failed.problems });
       const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
       options.onRunReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
-      return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire };
+      return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
     }
     const layout = await createWorkdir(paths.tmpRoot);
     let run: RunResult | undefined;

@@ -1,9 +1,9 @@
 /**
  * TCP listeners in the environment's network namespace (/proc/net/tcp and tcp6), and who owns
  * them. A listener left by a run would answer the next run (or the handler) on loopback; its owner
- * is a process the sweep kills, so after a sweep the only listeners left must belong to the
- * handler's chain or be the Runtime API's (whose server is the platform's, not a process the
- * function's user can see).
+ * is a process the sweep kills, so after a sweep the only listeners of the function's user left
+ * must belong to the handler's chain. Sockets of other users (the platform's own servers in Lambda,
+ * whose descriptors the function's user cannot inspect) and the Runtime API's port are not a run's.
  */
 import { readdir, readFile, readlink } from 'node:fs/promises';
 
@@ -12,6 +12,8 @@ export interface TcpListener {
   readonly port: number;
   readonly address: string;
   readonly inode: number;
+  /** The socket's owner, as the kernel lists it. */
+  readonly uid: number;
 }
 
 /** LISTEN (state 0A) rows of a /proc/net/tcp{,6} table, pure. */
@@ -21,10 +23,10 @@ export function parseTcpListeners(text: string): TcpListener[] {
     .slice(1)
     .flatMap((line) => {
       const fields = line.trim().split(/\s+/);
-      const [local, state, inode] = [fields[1], fields[3], Number(fields[9])];
-      if (!local || state !== '0A' || !Number.isInteger(inode)) return [];
+      const [local, state, uid, inode] = [fields[1], fields[3], Number(fields[7]), Number(fields[9])];
+      if (!local || state !== '0A' || !Number.isInteger(inode) || !Number.isInteger(uid)) return [];
       const [address, port] = local.split(':');
-      return [{ address: address!, port: Number.parseInt(port ?? '', 16), inode }];
+      return [{ address: address!, port: Number.parseInt(port ?? '', 16), inode, uid }];
     });
 }
 
@@ -52,11 +54,16 @@ export async function socketInodes(pids: Iterable<number>, procRoot = '/proc'): 
 }
 
 /**
- * Listeners that are neither held by `keep` nor on the Runtime API's port: what a run left.
- * `runtimeApi` is AWS_LAMBDA_RUNTIME_API (host:port).
+ * Listeners of `uid` that are neither held by `keep` nor on the Runtime API's port: what a run
+ * left. `runtimeApi` is AWS_LAMBDA_RUNTIME_API (host:port).
  */
-export async function strayListeners(keep: Iterable<number>, runtimeApi: string | undefined, procRoot = '/proc'): Promise<TcpListener[]> {
-  const listeners = await tcpListeners(procRoot);
+export async function strayListeners(
+  keep: Iterable<number>,
+  runtimeApi: string | undefined,
+  uid: number = process.getuid?.() ?? -1,
+  procRoot = '/proc',
+): Promise<TcpListener[]> {
+  const listeners = (await tcpListeners(procRoot)).filter((l) => l.uid === uid);
   if (listeners.length === 0) return [];
   const held = await socketInodes(keep, procRoot);
   const apiPort = runtimeApi ? Number(runtimeApi.split(':').at(-1)) : undefined;

@@ -36,7 +36,7 @@ describe('parseTcpListeners', () => {
       '   0: 0100007F:2329 00000000:0000 0A 00000000:00000000 00:00000000 00000000   993        0 4242 1 0000000000000000 100 0 0 10 0',
       '   1: 0100007F:2329 0100007F:D431 01 00000000:00000000 00:00000000 00000000   993        0 4343 1 0000000000000000 20 4 30 10 -1',
     ].join('\n');
-    expect(parseTcpListeners(table)).toEqual([{ address: '0100007F', port: 9001, inode: 4242 }]);
+    expect(parseTcpListeners(table)).toEqual([{ address: '0100007F', port: 9001, inode: 4242, uid: 993 }]);
   });
 });
 
@@ -53,5 +53,7 @@ describe('strayListeners', () => {
     expect(found).toContain(stray);
     expect(found).not.toContain(own);
     expect(found).not.toContain(api);
+    // Another user's listener is not a run's (the platform's servers in Lambda).
+    expect((await strayListeners(keep, undefined, (process.getuid?.() ?? 0) + 12345)).map((l) => l.port)).toEqual([]);
   });
 });
