@@ -25,7 +25,9 @@ bind_inputs <- function(env, input, workdir) {
     } else {
       function(path) utils::read.csv(path, stringsAsFactors = FALSE, check.names = FALSE)
     }
-    for (df in input$dataframes) assign(df$name, read_bound(df$name, read_table, file.path(workdir, df$file)), envir = env)
+    for (df in input$dataframes) {
+      assign(df$name, read_bound(df$name, read_table, file.path(workdir, df$file)), envir = env)
+    }
   }
 }
 
@@ -41,10 +43,16 @@ read_bound <- function(name, read_table, path) {
     error = function(e) NULL
   )
   if (is.null(value)) {
-    stop(sprintf("dataframe '%s' could not be read as CSV (data-source-unparsable); its content is not shown", name), call. = FALSE)
+    stop(
+      sprintf("dataframe '%s' could not be read as CSV (data-source-unparsable); its content is not shown", name),
+      call. = FALSE
+    )
   }
   if (dropped > 0L) {
-    warning(sprintf("dataframe '%s': %d warning(s) while reading it were dropped (they may quote its content)", name, dropped), call. = FALSE)
+    warning(
+      sprintf("dataframe '%s': %d warning(s) while reading it were dropped (they may quote it)", name, dropped),
+      call. = FALSE
+    )
   }
   value
 }

@@ -26,6 +26,9 @@ const midPath = join(dir, 'mid.csv');
 writeFileSync(midPath, `x\n${'1\n'.repeat(900)}`);
 const bombPath = join(dir, 'bomb.csv.gz');
 writeFileSync(bombPath, gzipSync(`x\n${'0'.repeat(200_000)}\n`));
+/** fread stops early at the odd line and its warning quotes it: "First discarded non-empty line: <<...>>". */
+const raggedPath = join(dir, 'ragged.csv');
+writeFileSync(raggedPath, 'a,b\n1,2\n3,4\nragged-line-secret\n');
 /** A host file outside the data root (what /etc/shadow is on a real host). */
 const hostDir = mkdtempSync(join(tmpdir(), 'jube-r-host-file-'));
 const hostFile = join(hostDir, 'host.csv');
@@ -151,5 +154,14 @@ describe('execute handler: dataframe sources outside the rules', () => {
     expect(response.status).toBe('error');
     expect(response.error).toMatch(/dataframe 't' could not be read as CSV \(data-source-unparsable\); its content is not shown/);
     expect(JSON.stringify(response)).not.toContain(CANARY);
+  });
+});
+
+describe('execute handler: binding a table never quotes it', () => {
+  it("counts the parser's warnings while reading a table instead of showing their text", async () => {
+    const response = await h.run('cat(nrow(t))', { dataframes: [{ name: 't', source: { kind: 'file', path: raggedPath, gzip: false }, bytes: 40 }] });
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '2' });
+    expect(response.warnings).toEqual([expect.stringMatching(/^dataframe 't': 1 warning\(s\) while reading it were dropped/)]);
+    expect(JSON.stringify(response)).not.toContain('ragged-line-secret');
   });
 });
