@@ -10,7 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { execa } from 'execa';
+import { PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { buildRedTeamImage, NATIVE_FIXTURE, REDTEAM_IMAGE } from './image-harness.ts';
 
@@ -50,6 +51,13 @@ async function fixture(runtime: ContainerRuntime, mode: 'plant' | 'probe'): Prom
 
 const SECRET = 'PLANTED-BY-THE-PREVIOUS-RUN';
 
+/** Runs the fixture's plant mode through `podman exec`, outside any invocation; its stdout. */
+async function plantOutsideARun(runtime: ContainerRuntime): Promise<string> {
+  const script = `mkdir -p /tmp/outside && echo plant > /tmp/outside/script.R && ${NATIVE_FIXTURE} /tmp/outside`;
+  const { stdout } = await execa(PODMAN[0], [...PODMAN.slice(1), 'exec', runtime.containerId(), '/usr/bin/env', '-i', '/bin/sh', '-c', script]);
+  return stdout;
+}
+
 describe('image, native fixture in place of R (capsule and R layer gone)', () => {
   it('gains nothing: no credential, no event, nothing left for the next run, which is clean and served', async () => {
     const runtime = await start();
@@ -80,6 +88,29 @@ describe('image, native fixture in place of R (capsule and R layer gone)', () =>
     const costs = [...(await runtime.logs()).matchAll(/"hygieneMs":(\{[^}]*\})/g)].map((m) => JSON.parse(m[1]!) as Record<string, number>);
     expect(costs.length).toBe(2);
     for (const c of costs) expect(c['before-run']).toBeLessThan(250);
+  });
+
+  it('before a run: what no after-run cleaning saw (planted outside any run, as a crash or a timeout leaves it) is gone', async () => {
+    const runtime = await start();
+    await fixture(runtime, 'probe');
+    // Prepare: the fixture planted by hand inside the environment, between invocations, as its user.
+    const planted = await plantOutsideARun(runtime);
+    // Act
+    const probed = await fixture(runtime, 'probe');
+    // Assess
+    expect(planted).toContain('plant-msg: ok');
+    expect(probed).toMatchObject({
+      'probe-msg': 'gone', 'probe-sem': 'gone', 'probe-shm': 'gone', 'probe-mqueue': 'gone', 'probe-survivor': 'gone', 'probe-listener': 'gone', 'probe-tmp': 'gone',
+    });
+    expect(runtime.environmentsStarted()).toBe(1);
+  });
+
+  it('control: with the IPC hygiene off, what was planted outside a run is still there for the next run', async () => {
+    const runtime = await start({ JUBE_R_IPC_HYGIENE: 'off' });
+    await fixture(runtime, 'probe');
+    await plantOutsideARun(runtime);
+    const probed = await fixture(runtime, 'probe');
+    expect(probed).toMatchObject({ 'probe-msg': SECRET, 'probe-shm': SECRET, 'probe-mqueue': SECRET });
   });
 
   it('control: with the IPC hygiene off, the next run reads the queue, the semaphore and the segment', async () => {
