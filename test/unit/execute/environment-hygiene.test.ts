@@ -4,6 +4,7 @@
  * object of the user run only in the image tier (test/image/escaped.test.ts); here, on a shared
  * host, the directory wipe stands in for the whole, with its cost measured.
  */
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,21 @@ describe('cleanEnvironment', () => {
     expect(report).toMatchObject({ phase: 'before-run', problems: [] });
     expect(report.ms).toBeGreaterThanOrEqual(0);
     expect(report.ms).toBeLessThan(1000);
+  });
+
+  it('names a listener a process outside the chain left, by its port, as a problem', async () => {
+    const child = spawn(process.execPath, ['-e', 'const s = require("net").createServer().listen(0, "127.0.0.1", () => console.log(s.address().port))'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const port = await new Promise<number>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))));
+      const settings = { sweep: false, wipe: [], ipc: false, mqueue: undefined, listeners: true, runtimeApi: undefined };
+      const report = await cleanEnvironment('after-run', settings);
+      expect(report.listeners?.map((l) => l.port)).toContain(port);
+      expect(report.problems.join('\n')).toMatch(new RegExp(`TCP listeners on ports [0-9, ]*\\b${port}\\b[0-9, ]* are left`));
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 });
 
