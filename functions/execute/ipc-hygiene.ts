@@ -80,7 +80,7 @@ export async function cleanSysvIpc(options: SysvCleanOptions = {}): Promise<Sysv
   const found = (await listSysvObjects(options.procRoot)).filter(select);
   if (found.length === 0) return { removed: [], remaining: [] };
   // One process for all: its failures (an id already gone, EPERM) are judged by the re-read.
-  await execa(options.ipcrm ?? 'ipcrm', ipcrmArgs(found), { reject: false, stdin: 'ignore', extendEnv: false, env: {} });
+  await execa(options.ipcrm ?? 'ipcrm', ipcrmArgs(found), { reject: false, stdin: 'ignore', extendEnv: false, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
   const same = (a: SysvObject, b: SysvObject) => a.kind === b.kind && a.id === b.id;
   // Anything selected that is listed now counts, a new one too: nothing of a run may be left to make it.
   const remaining = (await listSysvObjects(options.procRoot)).filter(select);
