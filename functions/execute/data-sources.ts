@@ -127,6 +127,8 @@ export async function openFileSource(file: string, table: string, policy: DataSo
   if (policy.deployed) throw new DataSourceRefusal('data-source-file-deployed', table);
   const roots = (await Promise.all(policy.fileRoots.map((r) => realpath(r).catch(() => undefined)))).filter((r): r is string => r !== undefined);
   if (roots.length === 0) throw new DataSourceRefusal('data-source-file-no-root', table);
+  // A tenant is a directory name ([a-z0-9-], as pointers name it); anything else scopes to nothing.
+  if (tenant !== undefined && !/^[a-z0-9][a-z0-9-]*$/.test(tenant)) throw new DataSourceRefusal('data-source-file-outside-root', table);
   const scoped = tenant === undefined ? roots : roots.map((r) => path.join(r, tenant));
   const root = scoped.find((r) => path.isAbsolute(file) && path.normalize(file) === file && file.startsWith(r + path.sep));
   if (!root) throw new DataSourceRefusal('data-source-file-outside-root', table);

@@ -78,6 +78,8 @@ describe('file sources', () => {
   it("keeps a tenant to its own directory: another tenant's table is outside its root", async () => {
     expect(await stage(file(join(root, 'acme', 't.csv')), { policy: local, tenant: 'acme' })).toBe('a\n1\n');
     expectRefused(await stage(file(join(root, 'globex', 'g.csv')), { policy: local, tenant: tenantOfKey('acme_session-1') }), 'data-source-file-outside-root');
+    // A key that is not a tenant's name never widens the scope (`..` would be the data root's parent).
+    expectRefused(await stage(file(join(outside, 'o.csv')), { policy: local, tenant: tenantOfKey('..') }), 'data-source-file-outside-root');
   });
 
   it('refuses every file source in a deployed function, and where the data root is missing', async () => {
