@@ -4,8 +4,8 @@
  * rejected, 2 usage error; `--help` prints the usage. A `--var` value is JSON when it parses as JSON (number, boolean, array,
  * "quoted string"), else the literal string. `--data` binds a local CSV (`.gz`: gzip) as a dataframe.
  */
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { clampTimeoutSeconds, readServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -44,11 +44,15 @@ const command: Command = async (args) => {
   }
   const config = readServiceConfig();
   const dataframes: ExecuteEventInput['dataframes'] = [];
+  // The files the user named are the data roots here: the handler reads nothing else.
+  const dataRoots = new Set<string>();
   for (const { name, path } of parsed.data) {
-    const full = resolve(path);
+    let full: string;
     let bytes: number;
     try {
+      full = await realpath(resolve(path));
       bytes = (await stat(full)).size;
+      dataRoots.add(dirname(full));
     } catch {
       process.stderr.write(`jube-r run: cannot read --data ${name}=${path}\n`);
       return 2;
@@ -56,7 +60,7 @@ const command: Command = async (args) => {
     dataframes.push({ name, source: { kind: 'file', path: full, gzip: full.endsWith('.gz') }, bytes });
   }
   // stdout carries the response JSON: only errors are logged, and they go to stderr.
-  const handler = createExecuteHandler({ config, logger: new Logger({ serviceName: 'jube-r', logLevel: 'ERROR' }) });
+  const handler = createExecuteHandler({ config, dataRoots: [...dataRoots], logger: new Logger({ serviceName: 'jube-r', logLevel: 'ERROR' }) });
   try {
     const response = await handler({
       script,

@@ -16,9 +16,15 @@
  *                                   run: the image)
  * - JUBE_R_WIPE_AFTER_RUN           ':'-separated directories emptied after every run (the image:
  *                                   /tmp:/dev/shm:/var/tmp), so the next run finds nothing
+ * - JUBE_R_IPC_HYGIENE             `auto` (default): with JUBE_R_SWEEP=environment, System V IPC
+ *                                   objects and POSIX queues are removed at init, before and after
+ *                                   every run; `off`: test-only (a control), refused when deployed
  * - JUBE_R_TEST_ESCAPED_RUNNER      `true`: test-only; the runner evaluates without the R layer,
  *                                   as an escaped script would. Refused when JUBE_R_DEPLOYMENT is
  *                                   set (every deployed stack sets it).
+ * - JUBE_R_TEST_NATIVE_RUNNER       an absolute path: test-only; a native program runs in place of
+ *                                   Rscript (given the workdir), as a script that owns its process
+ *                                   would. Refused when JUBE_R_DEPLOYMENT is set.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -37,6 +43,12 @@ export interface Containment {
   readonly sweep: 'run' | 'environment';
   readonly wipeAfterRun: readonly string[];
   readonly testEscapedRunner: boolean;
+  /** JUBE_R_TEST_NATIVE_RUNNER: what runs instead of Rscript (the red-team tier). */
+  readonly testNativeRunner: string | undefined;
+  /** JUBE_R_IPC_HYGIENE is not `off`. */
+  readonly ipcHygiene: boolean;
+  /** JUBE_R_DEPLOYMENT: set on every deployed function; undefined means a local runtime. */
+  readonly deployment: string | undefined;
 }
 
 export class ContainmentConfigError extends Error {
@@ -57,6 +69,8 @@ const ContainmentEnvSchema = z.object({
   JUBE_R_SWEEP: z.enum(['run', 'environment']).default('run'),
   JUBE_R_WIPE_AFTER_RUN: absoluteDirs.default([]),
   JUBE_R_TEST_ESCAPED_RUNNER: flag.default(false),
+  JUBE_R_IPC_HYGIENE: z.enum(['auto', 'off']).default('auto'),
+  JUBE_R_TEST_NATIVE_RUNNER: z.string().regex(/^\/./, 'must be an absolute path').optional(),
   JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
 });
 
@@ -72,6 +86,15 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
   if (e.JUBE_R_TEST_ESCAPED_RUNNER && e.JUBE_R_DEPLOYMENT !== undefined) {
     throw new ContainmentConfigError(
       `JUBE_R_TEST_ESCAPED_RUNNER is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
+    );
+  }
+  const testOnly = [
+    ...(e.JUBE_R_IPC_HYGIENE === 'off' ? ['JUBE_R_IPC_HYGIENE=off'] : []),
+    ...(e.JUBE_R_TEST_NATIVE_RUNNER !== undefined ? ['JUBE_R_TEST_NATIVE_RUNNER'] : []),
+  ];
+  if (testOnly.length > 0 && e.JUBE_R_DEPLOYMENT !== undefined) {
+    throw new ContainmentConfigError(
+      `${testOnly.join(', ')} is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
     );
   }
   let capsule: CapsuleSettings | undefined;
@@ -90,5 +113,8 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
     sweep: e.JUBE_R_SWEEP,
     wipeAfterRun: e.JUBE_R_WIPE_AFTER_RUN,
     testEscapedRunner: e.JUBE_R_TEST_ESCAPED_RUNNER,
+    testNativeRunner: e.JUBE_R_TEST_NATIVE_RUNNER,
+    ipcHygiene: e.JUBE_R_IPC_HYGIENE === 'auto',
+    deployment: e.JUBE_R_DEPLOYMENT,
   };
 }

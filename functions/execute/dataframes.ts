@@ -1,15 +1,18 @@
 /**
  * Resolved dataframes into the workdir before R starts: a presigned URL is downloaded (the
- * handler has network, the R process never does), a local file is copied. Both are streamed with
- * hard byte caps, per table and in total, counted on the uncompressed CSV (what R will load), so
- * a gzip bomb stops at the cap like any other oversized table.
+ * handler has network, the R process never does), a local file is copied, each only where the
+ * source rules allow it (data-sources.ts). Both are streamed with hard byte caps, per table and
+ * in total, counted on the uncompressed CSV (what R will load), so a gzip bomb stops at the cap
+ * like any other oversized table. No message names a source or echoes a byte of it.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
+import { get } from 'node:https';
 import { join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { ResolvedDataframe } from '../../layers/contract/execute.ts';
+import { DataSourceRefusal, guardedLookup, openFileSource, urlRefusal, type DataSourceCode, type DataSourcePolicy } from './data-sources.ts';
 
 export interface DataLimits {
   readonly maxDataframeBytes: number;
@@ -19,7 +22,45 @@ export interface DataLimits {
 /** A table could not be staged; the message is safe to show the caller. */
 export class DataframeStagingError extends Error {
   override readonly name = 'DataframeStagingError';
+  /** Set when a source rule refused the table (data-sources.ts). */
+  readonly code?: DataSourceCode;
+  constructor(message: string, options?: ErrorOptions & { code?: DataSourceCode }) {
+    super(message, options);
+    if (options?.code) this.code = options.code;
+  }
 }
+
+/** What the handler may read for a table: the rules, the caller's tenant, and how to download. */
+export interface SourceAccess {
+  readonly policy: DataSourcePolicy;
+  /** The tenant of the invocation's isolation key, when Lambda gave one: file sources stay in its directory. */
+  readonly tenant?: string | undefined;
+  /** Downloads an allowed URL; tests replace it (nothing here answers as the bucket's S3 host). */
+  readonly download?: (url: URL, signal: AbortSignal) => Promise<Readable>;
+}
+
+/** HTTPS GET without redirects, connecting only to an address guardedLookup allows. */
+export function httpsDownload(url: URL, signal: AbortSignal): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { lookup: guardedLookup, signal, headers: { accept: '*/*' } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new HttpStatusError(res.statusCode ?? 0));
+        return;
+      }
+      resolve(res);
+    });
+    req.once('error', reject);
+  });
+}
+
+class HttpStatusError extends Error {
+  constructor(readonly status: number) {
+    super(`HTTP ${status}`);
+  }
+}
+
+const refused = (error: DataSourceRefusal) => new DataframeStagingError(error.message, { code: error.code });
 
 class ByteCap extends Transform {
   private seen = 0;
@@ -43,25 +84,25 @@ class ByteCap extends Transform {
   }
 }
 
-async function openSource(df: ResolvedDataframe, signal: AbortSignal): Promise<Readable> {
+async function openSource(df: ResolvedDataframe, signal: AbortSignal, access: SourceAccess): Promise<Readable> {
   if (df.source.kind === 'file') {
-    const stream = createReadStream(df.source.path);
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', () => reject(new DataframeStagingError(`dataframe '${df.name}' could not be read`)));
-    });
-    return stream;
+    try {
+      const handle = await openFileSource(df.source.path, df.name, access.policy, access.tenant);
+      return handle.createReadStream();
+    } catch (error) {
+      if (error instanceof DataSourceRefusal) throw refused(error);
+      throw new DataframeStagingError(`dataframe '${df.name}' could not be read`);
+    }
   }
-  let response: Response;
+  const code = urlRefusal(df.source.url, access.policy);
+  if (code) throw refused(new DataSourceRefusal(code, df.name));
   try {
-    response = await fetch(df.source.url, { signal, redirect: 'error' });
-  } catch {
+    return await (access.download ?? httpsDownload)(new URL(df.source.url), signal);
+  } catch (error) {
+    if (error instanceof HttpStatusError) throw new DataframeStagingError(`dataframe '${df.name}' could not be downloaded (HTTP ${error.status})`);
+    if ((error as NodeJS.ErrnoException).code === 'EJUBEADDRESS') throw refused(new DataSourceRefusal('data-source-url-address', df.name));
     throw new DataframeStagingError(`dataframe '${df.name}' could not be downloaded`);
   }
-  if (!response.ok || !response.body) {
-    throw new DataframeStagingError(`dataframe '${df.name}' could not be downloaded (HTTP ${response.status})`);
-  }
-  return Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
 }
 
 export interface StagedDataframe {
@@ -76,6 +117,7 @@ export async function stageDataframes(
   dataDir: string,
   limits: DataLimits,
   signal: AbortSignal,
+  access: SourceAccess,
 ): Promise<StagedDataframe[]> {
   const total = { used: 0, max: limits.maxTotalBytes };
   const staged: StagedDataframe[] = [];
@@ -87,7 +129,7 @@ export async function stageDataframes(
   }
   for (const [index, df] of dataframes.entries()) {
     const relative = join('data', `${index}.csv`);
-    const source = await openSource(df, signal);
+    const source = await openSource(df, signal, access);
     const stages: (Readable | Transform)[] = [source];
     // The compressed bytes are capped too, so a slow trickle of gzip cannot run forever unbounded.
     stages.push(new ByteCap(df.name, limits.maxDataframeBytes, { used: 0, max: limits.maxTotalBytes }));

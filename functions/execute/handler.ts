@@ -19,10 +19,14 @@ import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
-import { sweepEnvironment, wipeDirectories, type SweepReport, type WipeReport } from './hygiene.ts';
+import type { SweepReport, WipeReport } from './hygiene.ts';
+import { cleanEnvironment, hygieneSettings, type HygieneReport } from './environment-hygiene.ts';
+import { notCleanResponse } from './hygiene-response.ts';
 import type { GroupKillReport } from './process-group.ts';
 import { canRetire, respondAndExit } from './retire.ts';
 import type { RunnerEnvelope } from './envelope.ts';
+import { s3Host, tenantOfKey, type DataSourcePolicy } from './data-sources.ts';
+import type { SourceAccess } from './dataframes.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
@@ -42,6 +46,8 @@ export interface RunReport {
   readonly capsule?: string | undefined;
   /** Why this environment is retired after answering, if it is. */
   readonly retire?: string | undefined;
+  /** The environment's cleanings around this run (environment-hygiene.ts), each with its cost. */
+  readonly hygiene?: { readonly init?: HygieneReport; readonly before?: HygieneReport; readonly after?: HygieneReport } | undefined;
 }
 
 export interface ExecuteHandlerOptions {
@@ -55,6 +61,10 @@ export interface ExecuteHandlerOptions {
   readonly safetyMarginMs?: number;
   readonly onRunReport?: (report: RunReport) => void;
   readonly logger?: Logger;
+  /** Where `file` dataframe sources may come from; default the data root (JUBE_R_DATA_DIR). */
+  readonly dataRoots?: readonly string[];
+  /** Replaces the HTTPS download of an allowed URL source (tests: nothing here is the bucket's host). */
+  readonly dataDownload?: SourceAccess['download'];
 }
 
 export type ExecuteHandler = (event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>;
@@ -81,6 +91,17 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     options.validator === undefined ? undefined : Promise.resolve(options.validator);
   // Learned from the first run; before that the manifest's (the same R) or nothing.
   let rVersion = manifest?.rVersion ?? 'unknown';
+  // Init-time cleaning starts with the module: what a crashed or timed-out predecessor left in
+  // this microVM (Lambda's reset keeps /tmp and kernel objects) is gone before the first run.
+  const hygiene = hygieneSettings(paths.containment);
+  const dataPolicy: DataSourcePolicy = {
+    deployed: paths.containment.deployment !== undefined,
+    fileRoots: options.dataRoots ?? [config.data.dir],
+    urlHost: s3Host(config.data.bucket, process.env['AWS_REGION']),
+  };
+  let init: Promise<HygieneReport> | undefined = hygiene
+    ? cleanEnvironment('init', hygiene).catch((error: unknown) => ({ phase: 'init' as const, ms: 0, problems: [`init cleaning failed: ${String(error)}`] }))
+    : undefined;
 
   async function respond(event: unknown, context: LambdaContextLike | undefined, started: number) {
     const e = parseExecuteEvent(event, rules);
@@ -94,17 +115,30 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined, retire: undefined };
     }
 
-    const [parser, sandbox] = await Promise.all([getParser(), resolveSandbox(paths.sandbox)]);
+    const [parser, sandbox, prepared] = await Promise.all([getParser(), resolveSandbox(paths.sandbox), prepareEnvironment()]);
+    const failed = prepared?.init?.problems.length ? prepared.init : prepared?.before;
+    if (failed && failed.problems.length > 0) {
+      logger.error('the environment is not clean before a run', { phase: failed.phase, problems: failed.problems });
+      const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
+      options.onRunReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
+      return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
+    }
     const layout = await createWorkdir(paths.tmpRoot);
     let run: RunResult | undefined;
-    let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined };
+    let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
     try {
       run = await runInWorkdir(e, layout, {
         config, paths, allowedPackages: allowed, parser, sandbox,
         remainingMs: () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY),
+        dataAccess: {
+          policy: dataPolicy,
+          tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
+          ...(options.dataDownload ? { download: options.dataDownload } : {}),
+        },
       });
     } finally {
-      report = { ...report, pid: run?.pid, group: run?.group, ...(await cleanUp(layout)) };
+      const { after, ...cleaned } = await cleanUp(layout);
+      report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
     }
     const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
     if (envelope) rVersion = envelope.rVersion;
@@ -119,26 +153,31 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       response,
       layers: run.outcome.kind === 'not-staged' ? undefined : sandboxLayers(paths, sandbox, capsule),
       retire: report.retire,
+      hygieneMs: hygieneCost(report.hygiene),
     };
   }
 
+  /** Init once (awaited by the first run), then the cleaning before every run; undefined: nothing to clean here. */
+  async function prepareEnvironment(): Promise<{ init?: HygieneReport; before?: HygieneReport } | undefined> {
+    if (!hygiene) return undefined;
+    const initReport = init ? await init : undefined;
+    init = undefined;
+    if (initReport && initReport.problems.length > 0) return { init: initReport };
+    const before = await cleanEnvironment('before-run', hygiene);
+    return initReport ? { init: initReport, before } : { before };
+  }
+
   /**
-   * The workdir goes, then (in the image) every process but the handler's chain and every file in
-   * the writable places. Whatever could not be removed retires the environment.
+   * (In the image) every process but the handler's chain, every file in the writable places and
+   * every IPC object, then the workdir. Whatever could not be removed retires the environment.
    */
-  async function cleanUp(layout: WorkdirLayout): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'>> {
-    const { containment } = paths;
-    const sweep = containment.sweep === 'environment' ? await sweepEnvironment() : undefined;
+  async function cleanUp(layout: WorkdirLayout): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
+    const after = hygiene ? await cleanEnvironment('after-run', hygiene) : undefined;
     const removed = await removeWorkdir(layout);
-    const wipe = containment.wipeAfterRun.length > 0 ? await wipeDirectories(containment.wipeAfterRun) : undefined;
-    const dirty = [
-      ...(removed ? [] : [`the workdir ${layout.root} could not be removed`]),
-      ...(sweep && sweep.survivors.length > 0 ? [`processes ${sweep.survivors.join(', ')} survived the sweep`] : []),
-      ...(wipe && wipe.failures.length > 0 ? [`${wipe.failures.join(', ')} could not be removed`] : []),
-    ];
+    const dirty = [...(removed ? [] : [`the workdir ${layout.root} could not be removed`]), ...(after?.problems ?? [])];
     if (dirty.length > 0) logger.error('the environment is not clean after a run', { problems: dirty });
     const retire = dirty.length > 0 ? dirty.join('; ') : undefined;
-    return { sweep, wipe, retire };
+    return { sweep: after?.sweep, wipe: after?.wipe, retire, ...(after ? { after } : {}) };
   }
 
   /**
@@ -157,9 +196,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   return async function executeHandler(event, context) {
     const started = Date.now();
     try {
-      const { apiRequestId, response, layers, retire } = await respond(event, context, started);
+      const answer = await respond(event, context, started);
+      const { apiRequestId, response, layers, retire } = answer;
       const facts = { context, apiRequestId, response, durationMs: Date.now() - started, sandboxLayers: layers };
-      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}) });
+      const hygieneMs = 'hygieneMs' in answer ? answer.hygieneMs : undefined;
+      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}), ...(hygieneMs ? { hygieneMs } : {}) });
       const target = { runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], requestId: context?.awsRequestId };
       if (retire && canRetire(target)) {
         logger.warn('retiring this execution environment after answering', { reason: retire });
@@ -172,6 +213,12 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       throw error;
     }
   };
+}
+
+/** Milliseconds each cleaning took, for the invocation's log line; undefined where none ran. */
+function hygieneCost(reports: RunReport['hygiene']): Record<string, number> | undefined {
+  const entries = Object.values(reports ?? {}).map((r) => [r.phase, r.ms] as const);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }
 
 /** The Lambda entry point, created (and its configuration read) when the module loads. */

@@ -28,14 +28,32 @@ export interface SweepReport {
   readonly survivors: readonly number[];
 }
 
+/** The real uid in /proc/<pid>/status (readable even for a non-dumpable process); undefined when gone. */
+export async function processUid(pid: number): Promise<number | undefined> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const uid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+  return uid === undefined ? undefined : Number(uid);
+}
+
 /**
- * SIGKILLs every live process except `self` and its ancestors (and whatever `spare` names), then
- * waits until none is left. Only for an environment with no other tenant of its own: the image.
- * A process that left the group with setsid and a cleaned environment is found here as well.
+ * SIGKILLs every live process of `uid` except `self` and its ancestors (and whatever `spare`
+ * names), then waits until none is left. Only for an environment with no other tenant of its own:
+ * the image. A process that left the group with setsid and a cleaned environment is found here as
+ * well. Another user's process (the platform's, in Lambda) cannot be a run's: nothing in the image
+ * changes uid (no setuid file, no capability), so it is neither killed nor counted.
  */
-export async function sweepEnvironment(self: number = process.pid, spare: ReadonlySet<number> = new Set()): Promise<SweepReport> {
+export async function sweepEnvironment(
+  self: number = process.pid,
+  spare: ReadonlySet<number> = new Set(),
+  uid: number | undefined = process.getuid?.(),
+): Promise<SweepReport> {
   const keep = new Set([...(await ancestry(self)), ...spare]);
-  const strangers = async () => (await processTable()).map((p) => p.pid).filter((pid) => !keep.has(pid));
+  const ours = async (pid: number) => uid === undefined || (await processUid(pid)) === uid;
+  const strangers = async () => {
+    const others = (await processTable()).map((p) => p.pid).filter((pid) => !keep.has(pid));
+    const owned = await Promise.all(others.map(ours));
+    return others.filter((_, i) => owned[i]);
+  };
   const killed = await strangers();
   for (const pid of killed) {
     try {

@@ -12,7 +12,7 @@ import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 import { collectArtifacts } from './artifacts.ts';
 import { ConsoleCapture } from './caps.ts';
 import { buildChildEnv } from './child-env.ts';
-import { DataframeStagingError, stageDataframes } from './dataframes.ts';
+import { DataframeStagingError, stageDataframes, type SourceAccess } from './dataframes.ts';
 import { readEnvelope } from './envelope.ts';
 import type { ExecuteOutcome } from './outcome.ts';
 import { resolvePlotSettings } from './plot-settings.ts';
@@ -37,6 +37,8 @@ export interface RunSetup {
   readonly sandbox: ActiveSandbox;
   /** Milliseconds the invocation may still wait (live: it counts down). */
   readonly remainingMs: () => number;
+  /** Which dataframe sources may be read (data-sources.ts). */
+  readonly dataAccess: SourceAccess;
 }
 
 export interface RunResult {
@@ -51,7 +53,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   let staged;
   try {
     const budget = Math.max(1, Math.min(setup.remainingMs(), MAX_STAGING_MS));
-    staged = await stageDataframes(event.dataframes, layout.dataDir, config.data, AbortSignal.timeout(budget));
+    staged = await stageDataframes(event.dataframes, layout.dataDir, config.data, AbortSignal.timeout(budget), setup.dataAccess);
   } catch (error) {
     if (error instanceof DataframeStagingError) return { outcome: { kind: 'not-staged', message: error.message } };
     throw error;

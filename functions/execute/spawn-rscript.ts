@@ -27,7 +27,9 @@ export function rscriptCommand(
   sandbox: ActiveSandbox,
   layout: WorkdirLayout,
 ): { file: string; args: string[] } {
-  let command = [paths.rscript, '--vanilla', paths.runnerScript, paths.rulesFile, layout.root];
+  // The red-team tier's native program owns its process as an escaped script would (containment.ts).
+  const native = paths.containment.testNativeRunner;
+  let command = native ? [native, layout.root] : [paths.rscript, '--vanilla', paths.runnerScript, paths.rulesFile, layout.root];
   if (sandbox.kind === 'bwrap') {
     const capsule = paths.containment.capsule ? [dirname(paths.containment.capsule.library)] : [];
     const readOnlyFiles = [dirname(paths.runnerScript), paths.rulesFile, ...capsule];

@@ -44,6 +44,16 @@ export const HARDENED_RUN_FLAGS = [
 ] as const;
 
 const RUNTIME_API_PORT = 9001;
+
+/**
+ * What Lambda gives every environment: the execution role's credentials in the environment the
+ * entrypoint starts with. Canaries here, so a test can search every process and file for them.
+ */
+export const CANARY_CREDENTIALS = {
+  AWS_ACCESS_KEY_ID: 'ASIAJUBERCANARY00001',
+  AWS_SECRET_ACCESS_KEY: 'jube-r-canary-secret-access-key-0000000001',
+  AWS_SESSION_TOKEN: 'jube-r-canary-session-token-0000000001',
+} as const;
 const REPLACE_AFTER = new Set(['Sandbox.Timedout', 'Runtime.ExitError']);
 
 export interface ContainerRuntimeOptions {
@@ -57,6 +67,8 @@ export interface ContainerRuntimeOptions {
   readonly readOnlyMounts?: readonly string[];
   /** Called with the container's output when it ends, for diagnostics. */
   readonly onExit?: (logs: string) => void;
+  /** Test-only: replaces the image's entrypoint (a control that skips its credential stripping). */
+  readonly entrypoint?: readonly string[];
 }
 
 export interface ContainerPoolOptions extends ContainerRuntimeOptions {
@@ -289,11 +301,13 @@ async function startEnvironment(
     AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/jube-r-execute',
     AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replace(/-/g, '/')}/[$LATEST]${randomUUID().replace(/-/g, '')}`,
     AWS_REGION: 'us-east-1',
+    ...CANARY_CREDENTIALS,
     ...options.env,
   };
   const envFlags = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
   const mountFlags = (options.readOnlyMounts ?? []).flatMap((dir) => ['--volume', `${resolve(dir)}:${resolve(dir)}:ro`]);
-  const { stdout: id } = await podman(['create', ...HARDENED_RUN_FLAGS, ...envFlags, ...mountFlags, image]);
+  const entrypoint = options.entrypoint ? ['--entrypoint', JSON.stringify(options.entrypoint)] : [];
+  const { stdout: id } = await podman(['create', ...HARDENED_RUN_FLAGS, ...envFlags, ...mountFlags, ...entrypoint, image]);
   try {
     await podman(['init', id]);
     const { stdout: pid } = await podman(['inspect', '--format', '{{.State.Pid}}', id]);

@@ -111,7 +111,8 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
     // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
     const dataDir = realDirOrUndefined(resolve(config.data.dir));
     return startContainerRuntime({
-      env: passOn,
+      // ... and name it the data root there, the one place file sources may come from.
+      env: { ...passOn, ...(dataDir ? { JUBE_R_DATA_DIR: dataDir } : {}) },
       readOnlyMounts: dataDir ? [dataDir] : [],
       // PER_TENANT: a container per TenantId, capped as Lambda caps tenant environments.
       ...(config.executePerTenant ? { eager: false, maxEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),

@@ -66,10 +66,13 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
     const queued = queue.indexOf(pending);
     if (queued >= 0) queue.splice(queued, 1);
     pending.settle(outcome);
+    deliver();
   };
 
+  // As Lambda: the next event goes out only once the current one is settled, so a second poller
+  // (a script's own GET /next during its run) never receives another caller's event.
   const deliver = (): void => {
-    while (queue.length > 0 && pollers.length > 0) {
+    while (running.size === 0 && queue.length > 0 && pollers.length > 0) {
       const res = pollers.shift()!;
       if (res.destroyed) continue;
       const pending = queue.shift()!;

@@ -81,6 +81,10 @@ export function validateEnvironment(
   };
 }
 
-export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
-  return scriptLimits(config, chain);
+export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain, names: Pick<DeployTimeNames, 'dataBucketName'>): Record<string, string> {
+  return {
+    ...scriptLimits(config, chain),
+    // The one host a `url` dataframe source may name (functions/execute/data-sources.ts).
+    JUBE_R_DATA_BUCKET: names.dataBucketName,
+  };
 }

@@ -77,7 +77,7 @@ export class JubeRStack extends Stack {
       baseImage: config.executeBaseImage,
       execute: config.execute,
       timeoutSeconds: this.chain.executeLambdaTimeoutSeconds,
-      environment: executeEnvironment(config, this.chain),
+      environment: executeEnvironment(config, this.chain, { dataBucketName: this.data.bucket.bucketName }),
       vpc: this.network.vpc,
       subnets: this.network.isolatedSubnets,
       securityGroup: this.network.executeSecurityGroup,

@@ -25,6 +25,34 @@ bind_inputs <- function(env, input, workdir) {
     } else {
       function(path) utils::read.csv(path, stringsAsFactors = FALSE, check.names = FALSE)
     }
-    for (df in input$dataframes) assign(df$name, read_table(file.path(workdir, df$file)), envir = env)
+    for (df in input$dataframes) {
+      assign(df$name, read_bound(df$name, read_table, file.path(workdir, df$file)), envir = env)
+    }
   }
+}
+
+# A parser's error or warning may quote the bytes it read (fread's "First discarded non-empty
+# line: <<...>>"): the binding says which table failed, never what was in it.
+read_bound <- function(name, read_table, path) {
+  dropped <- 0L
+  value <- tryCatch(
+    withCallingHandlers(read_table(path), warning = function(w) {
+      dropped <<- dropped + 1L
+      invokeRestart("muffleWarning")
+    }),
+    error = function(e) NULL
+  )
+  if (is.null(value)) {
+    stop(
+      sprintf("dataframe '%s' could not be read as CSV (data-source-unparsable); its content is not shown", name),
+      call. = FALSE
+    )
+  }
+  if (dropped > 0L) {
+    warning(
+      sprintf("dataframe '%s': %d warning(s) while reading it were dropped (they may quote it)", name, dropped),
+      call. = FALSE
+    )
+  }
+  value
 }

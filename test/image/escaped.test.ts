@@ -10,13 +10,22 @@
  *   killed and reaped after every run (JUBE_R_SWEEP=environment, tini as PID 1), files in /tmp,
  *   /dev/shm are wiped, many trivial runs after a fork-heavy one all succeed, and a script that
  *   kills the handler costs only its own call.
+ * - Credentials: the runtime injects canaries as Lambda does; no process's environ or cmdline and
+ *   no file in the writable places holds them, before and after runs, searched by an escaped
+ *   script and from the host (every process of the container); the control starts the image
+ *   without its entrypoint's stripping.
+ * - An environment that cannot be cleaned before a run answers `environment-not-clean` and is
+ *   retired; the next call is served by a new one.
  * (A new environment per call is a new isolation key, test/image/container-runtime.test.ts: an
  * exit only resets an environment in the same microVM.)
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
-import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { CANARY_CREDENTIALS, PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { ENVIRONMENT_NOT_CLEAN } from '../../functions/execute/hygiene-response.ts';
 import type { InvokeOutcome } from '../../functions/local/runtime.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
@@ -144,3 +153,93 @@ describe('image, escaped script without the capsule: the hygiene below it', () =
   });
 });
 
+/** A runtime in the production posture (no test switch). */
+async function runtimeWith(env: Record<string, string>): Promise<ContainerRuntime> {
+  runtime = await startContainerRuntime({ image: IMAGE, env });
+  return runtime;
+}
+
+/** An escaped script (no R layer, no capsule) that reads every process's environ and cmdline and every writable file. */
+const CANARY_SEARCH = [
+  'needles <- c(paste0("jube-r-canar", "y"), paste0("ASIAJUBERCANAR", "Y"))',
+  'holds <- function(b) !is.null(b) && any(vapply(needles, function(n) length(grepRaw(n, b, fixed = TRUE)) > 0, TRUE))',
+  'grab <- function(f) tryCatch(suppressWarnings(readBin(f, "raw", 1e7)), error = function(e) NULL)',
+  'hits <- character(); readable <- 0',
+  'for (p in list.files("/proc", pattern = "^[0-9]+$")) for (f in c("environ", "cmdline")) {',
+  '  b <- grab(file.path("/proc", p, f)); if (f == "environ" && !is.null(b)) readable <- readable + 1',
+  '  if (holds(b)) hits <- c(hits, paste0(p, "/", f))',
+  '}',
+  'for (f in list.files(c("/tmp", "/dev/shm", "/var/tmp"), recursive = TRUE, full.names = TRUE, all.files = TRUE)) if (holds(grab(f))) hits <- c(hits, f)',
+  'cat("readable", readable, "\\n"); cat("hits", if (length(hits)) hits else "none", "\\n")',
+].join('\n');
+
+/** Every process of the container, read from the host (root there reads what no process inside can). */
+async function hostSearch(rt: ContainerRuntime): Promise<{ processes: number; hits: string[] }> {
+  const { stdout } = await execa(PODMAN[0], [...PODMAN.slice(1), 'top', rt.containerId(), 'hpid']);
+  const pids = stdout.split('\n').slice(1).map((l) => l.trim()).filter((l) => /^\d+$/.test(l));
+  const hits: string[] = [];
+  for (const pid of pids) {
+    for (const file of ['environ', 'cmdline']) {
+      const bytes = await readFile(`/proc/${pid}/${file}`).catch(() => Buffer.alloc(0));
+      if (Object.values(CANARY_CREDENTIALS).some((v) => bytes.includes(v))) hits.push(`${pid}/${file}`);
+    }
+  }
+  // The writable places, from inside, by a process started with an empty environment.
+  const files = await execa(
+    PODMAN[0],
+    [...PODMAN.slice(1), 'exec', rt.containerId(), '/usr/bin/env', '-i', '/bin/sh', '-c', 'grep -rlE "jube-r-canar[y]|ASIAJUBERCANAR[Y]" /tmp /dev/shm /var/tmp /dev/mqueue 2>/dev/null; true'],
+    { reject: false },
+  );
+  return { processes: pids.length, hits: [...hits, ...files.stdout.split('\n').filter(Boolean)] };
+}
+
+describe('image, canary credentials injected as Lambda injects them', () => {
+  const search = async (rt: ContainerRuntime) => {
+    const found = answered(await invoke(rt, CANARY_SEARCH)).consoleOutput;
+    return { readable: Number(/readable (\d+)/.exec(found)?.[1]), hits: /hits (.*) \n/.exec(found)?.[1] };
+  };
+
+  it('no process and no writable file holds them, before and after runs, seen from inside and from the host', async () => {
+    const rt = await start({ JUBE_R_CAPSULE: 'off' });
+    // Act
+    const before = await hostSearch(rt);
+    const first = await search(rt);
+    const second = await search(rt);
+    const after = await hostSearch(rt);
+    // Assess: PID 1 and the script itself are readable from inside (Node is not: non-dumpable).
+    expect(first.readable).toBeGreaterThanOrEqual(2);
+    expect([first.hits, second.hits]).toEqual(['none', 'none']);
+    expect(before.processes).toBeGreaterThanOrEqual(2);
+    expect([before.hits, after.hits]).toEqual([[], []]);
+  });
+
+  it("control: started without the entrypoint's stripping, PID 1 exposes them to the script and the host sees them", async () => {
+    runtime = await startContainerRuntime({
+      image: IMAGE,
+      entrypoint: ['/usr/bin/tini', '--', '/usr/local/bin/node', '/app/node_modules/aws-lambda-ric/index.mjs'],
+      env: { JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_R_CAPSULE: 'off' },
+    });
+    const found = await search(runtime);
+    const host = await hostSearch(runtime);
+    expect(found.hits).toBe('1/environ');
+    expect(host.hits.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('image, an environment that cannot be cleaned', () => {
+  it('answers environment-not-clean without running the script, retires, and the next call is served clean', async () => {
+    const rt = await runtimeWith({});
+    const first = answered(await invoke(rt, 'cat("warm\\n")'));
+    // Prepare: a file the function's user cannot remove (root's, in the sticky /tmp), as a fault would leave.
+    await execa(PODMAN[0], [...PODMAN.slice(1), 'exec', '--user', 'root', rt.containerId(), '/bin/sh', '-c', 'echo x > /tmp/jube-r-stuck']);
+    // Act
+    const refused = answered(await invoke(rt, 'cat("must not run\\n")'));
+    const next = answered(await invoke(rt, 'cat(file.exists("/tmp/jube-r-stuck"), "\\n")'));
+    // Assess
+    expect(first.consoleOutput).toBe('warm\n');
+    expect(refused).toMatchObject({ status: 'error', errorType: 'interpreter', consoleOutput: '' });
+    expect(refused.error).toMatch(new RegExp(`^${ENVIRONMENT_NOT_CLEAN}: .*\\(before-run\\): /tmp/jube-r-stuck could not be removed`));
+    expect(next).toMatchObject({ status: 'ok', consoleOutput: 'FALSE \n' });
+    expect(rt.environmentsStarted()).toBe(2);
+  });
+});

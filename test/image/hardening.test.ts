@@ -83,11 +83,22 @@ describe('the runtime process is started directly and keeps its secrets', () => 
   it('has an exec-form entrypoint that starts the runtime interface client with the handler', async () => {
     const config = await imageConfig();
 
-    expect(config.Entrypoint).toEqual(['/usr/bin/tini', '--', '/usr/local/bin/node', '/app/node_modules/aws-lambda-ric/index.mjs']);
+    // env removes every credential variable Lambda documents before tini (PID 1) starts.
+    expect(config.Entrypoint).toEqual([
+      '/usr/bin/env',
+      ...['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_ACCESS_KEY', 'AWS_SECRET_KEY', 'AWS_SECURITY_TOKEN',
+        'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_CONTAINER_AUTHORIZATION_TOKEN'].flatMap((name) => ['-u', name]),
+      '/usr/bin/tini', '--', '/usr/local/bin/node', '/app/node_modules/aws-lambda-ric/index.mjs',
+    ]);
     // The 4.x client reads the handler from _HANDLER, which Lambda sets from CMD.
     expect(config.Cmd).toEqual(['handler.handler']);
     expect(config.Env).toContain('_HANDLER=handler.handler');
     expect(config.User).toBe('jube');
+  });
+
+  it("has util-linux's ipcrm and prlimit, which the handler spawns (IPC hygiene, rlimits)", async () => {
+    const found = await runInside('command -v ipcrm; command -v prlimit');
+    expect(found.stdout.split('\n')).toEqual(['/usr/bin/ipcrm', '/usr/bin/prlimit']);
   });
 
   it('runs Node 24 from the official binaries (not Debian\'s 20) with the 4.x runtime interface client', async () => {

@@ -23,6 +23,27 @@ export async function buildImage(): Promise<void> {
   if (build.exitCode !== 0) throw new Error(`image build failed:\n${String(build.all).slice(-6000)}`);
 }
 
+/** The red-team tier's image: IMAGE plus the native fixture (test/image/fixtures/Containerfile). */
+export const REDTEAM_IMAGE = `${IMAGE}-redteam`;
+export const NATIVE_FIXTURE = '/opt/jube-r-test/escaped-native';
+
+/** Builds IMAGE, then REDTEAM_IMAGE on top of it. */
+export async function buildRedTeamImage(): Promise<void> {
+  await buildImage();
+  const base = await execa('bash', ['scripts/image-base.sh'], { cwd: repoRoot, reject: false });
+  if (base.exitCode !== 0) throw new Error(`no base image:\n${base.stderr}`);
+  const build = await execa(
+    PODMAN[0],
+    [
+      ...PODMAN.slice(1), 'build', '--isolation', 'chroot', '--layers',
+      '--build-arg', `BASE_IMAGE=${base.stdout.trim()}`, '--build-arg', `IMAGE=${IMAGE}`,
+      '-t', REDTEAM_IMAGE, '-f', 'test/image/fixtures/Containerfile', 'test/image/fixtures',
+    ],
+    { cwd: repoRoot, all: true, reject: false },
+  );
+  if (build.exitCode !== 0) throw new Error(`red-team image build failed:\n${String(build.all).slice(-6000)}`);
+}
+
 export interface InsideResult {
   readonly exitCode: number;
   readonly stdout: string;

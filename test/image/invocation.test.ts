@@ -16,7 +16,8 @@ import { buildImage, IMAGE } from './image-harness.ts';
 
 const FUNCTION_TIMEOUT_MS = 60_000;
 let runtime: ContainerRuntime | undefined;
-// A local data dir, mounted read-only at the same path, as the local stack does for `file` sources.
+// A local data dir, mounted read-only at the same path and named the data root (JUBE_R_DATA_DIR),
+// as the local stack does for `file` sources.
 const dataDir = mkdtempSync(join(tmpdir(), 'jube-r-image-data-'));
 const salesCsv = 'region,amount\nnorth,10\nsouth,32\n';
 
@@ -27,8 +28,8 @@ beforeAll(async () => {
   runtime = await startContainerRuntime({
     image: IMAGE,
     readOnlyMounts: [dataDir],
-    // What Lambda hands the runtime; the R child must never see any of it.
-    env: { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'example-secret' },
+    // The runtime injects canary credentials as Lambda would; the R child must never see any of them.
+    env: { JUBE_R_DATA_DIR: dataDir },
   });
 });
 
@@ -80,6 +81,18 @@ describe('an invocation through the image entrypoint', () => {
 
     expect(response.status).toBe('ok');
     expect(response.consoleOutput).toContain('2 42');
+  });
+
+  it('refuses a file source outside the data root, by its code, without a byte of it', async () => {
+    const response = await responseOf({
+      script: 'cat(nrow(t))',
+      timeoutSeconds: 30,
+      dataframes: [{ name: 't', source: { kind: 'file', path: '/proc/1/environ', gzip: false }, bytes: 10 }],
+    });
+
+    expect(response.status).toBe('error');
+    expect(response.error).toMatch(/^dataframe 't' was refused \(data-source-file-outside-root\)/);
+    expect(JSON.stringify(response)).not.toMatch(/AWS_|LAMBDA|PATH=/);
   });
 
   it('reports an R error as status error with its message', async () => {

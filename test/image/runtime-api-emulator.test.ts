@@ -51,6 +51,30 @@ describe('runtime API emulator', () => {
     expect(await outcome).toEqual({ ok: true, payload: 'done' });
   });
 
+  it("gives a second poller no event while one is running (a script's own GET /next), only after it settles", async () => {
+    const { emulator, base } = await start();
+    const first = emulator.invoke('mine', { requestId: 'a', timeoutMs: 10_000 });
+    const second = emulator.invoke('another caller', { requestId: 'b', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+
+    // Act: a second GET /next while 'a' runs.
+    let stolen = false;
+    const intruder = fetch(`${base}/invocation/next`).then(async (r) => {
+      stolen = true;
+      return r.headers.get('lambda-runtime-aws-request-id');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stolenWhileRunning = stolen;
+    await fetch(`${base}/invocation/a/response`, { method: 'POST', body: '"a done"' });
+
+    // Assess: nothing while 'a' ran; 'b' goes out once 'a' is settled (here to the waiting poller).
+    expect(stolenWhileRunning).toBe(false);
+    expect(await intruder).toBe('b');
+    await fetch(`${base}/invocation/b/response`, { method: 'POST', body: '"b done"' });
+    expect(await first).toEqual({ ok: true, payload: 'a done' });
+    expect(await second).toEqual({ ok: true, payload: 'b done' });
+  });
+
   it('reports a posted function error with its type and message', async () => {
     const { emulator, base } = await start();
 

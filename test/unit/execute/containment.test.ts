@@ -12,6 +12,9 @@ describe('readContainment', () => {
       sweep: 'run',
       wipeAfterRun: [],
       testEscapedRunner: false,
+      testNativeRunner: undefined,
+      ipcHygiene: true,
+      deployment: undefined,
     });
   });
 
@@ -39,6 +42,7 @@ describe('readContainment', () => {
     ['JUBE_R_SWEEP', 'everything'],
     ['JUBE_R_WIPE_AFTER_RUN', 'tmp'],
     ['JUBE_R_WIPE_AFTER_RUN', '/'],
+    ['JUBE_R_IPC_HYGIENE', 'never'],
   ])('refuses %s=%s, naming the key', (key, value) => {
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', [key]: value })).toThrow(new RegExp(`^${key}: `));
   });
@@ -51,6 +55,22 @@ describe('readContainment', () => {
     expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true' }).testEscapedRunner).toBe(true);
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
       ContainmentConfigError,
+    );
+  });
+
+  it('runs a native program in place of Rscript only outside a deployment (the red-team tier)', () => {
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_NATIVE_RUNNER: '/opt/fixture' }).testNativeRunner).toBe('/opt/fixture');
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_NATIVE_RUNNER: 'fixture' })).toThrow(/^JUBE_R_TEST_NATIVE_RUNNER: must be an absolute path/);
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_TEST_NATIVE_RUNNER: '/opt/fixture', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
+      /^JUBE_R_TEST_NATIVE_RUNNER is a test-only switch/,
+    );
+  });
+
+  it('turns the IPC hygiene off only outside a deployment (a test control), and says where it is deployed', () => {
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_IPC_HYGIENE: 'off' }).ipcHygiene).toBe(false);
+    expect(readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_DEPLOYMENT: 'dev' })).toMatchObject({ ipcHygiene: true, deployment: 'dev' });
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_IPC_HYGIENE: 'off', JUBE_R_DEPLOYMENT: 'prod' })).toThrow(
+      /^JUBE_R_IPC_HYGIENE=off is a test-only switch/,
     );
   });
 });

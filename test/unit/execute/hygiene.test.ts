@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ancestry, forceRemove, wipeDirectories } from '../../../functions/execute/hygiene.ts';
+import { ancestry, forceRemove, processUid, wipeDirectories } from '../../../functions/execute/hygiene.ts';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -65,5 +65,12 @@ describe('forceRemove', () => {
     expect(await forceRemove(tree)).toBe(true);
     expect(existsSync(tree)).toBe(false);
     expect(await forceRemove(join(root, 'never-there'))).toBe(true);
+  });
+});
+
+describe('processUid', () => {
+  it("reads a process's real uid from its status", async () => {
+    expect(await processUid(process.pid)).toBe(process.getuid?.());
+    expect(await processUid(2 ** 22 + 1)).toBeUndefined();
   });
 });

@@ -220,6 +220,8 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const service = readServiceConfig(deployedEnvironment(variables));
       expect(service.scriptTimeoutSecondsMax).toBe(chain.rLimitMaxSeconds);
       expect(service.killGraceSeconds).toBe(chain.killGraceSeconds);
+      // The one host its `url` dataframe sources may name.
+      expect(variables['JUBE_R_DATA_BUCKET']).toEqual({ Ref: id.bucket });
     });
 
     it('marks both functions as deployed, so the execute runtime refuses its test-only switches', () => {
