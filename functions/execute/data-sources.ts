@@ -114,10 +114,6 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
-/** The tenant part of an isolation key (`<tenant>`, `<tenant>_<session>`, `<tenant>__<run>`). */
-export function tenantOfKey(key: string): string {
-  return key.split('_')[0]!;
-}
 
 /**
  * Opens a file source under the rules; the caller reads from and closes the handle. `tenant`

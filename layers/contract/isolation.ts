@@ -37,3 +37,16 @@ export const TENANT_ENVIRONMENTS_PER_CONCURRENCY = 2.5;
 export function tenantEnvironmentCap(concurrency: number): number {
   return Math.max(1, Math.floor(concurrency * TENANT_ENVIRONMENTS_PER_CONCURRENCY));
 }
+
+/**
+ * The separator in an isolation key: tenants and sessions are [a-z0-9-], so `_` only ever joins
+ * them (`<tenant>`, `<tenant>_<session>`, `<tenant>__<run id>`; derived in
+ * functions/validate/invoke/isolation-key.ts).
+ */
+export const ISOLATION_KEY_SEPARATOR = '_';
+
+/** The tenant an isolation key belongs to: what the execute side scopes a tenant's data by. */
+export function tenantOfKey(key: string): string {
+  const at = key.indexOf(ISOLATION_KEY_SEPARATOR);
+  return at < 0 ? key : key.slice(0, at);
+}

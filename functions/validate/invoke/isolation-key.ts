@@ -13,7 +13,7 @@
  * session narrows who shares an environment, never what a tenant may read.
  */
 import { randomBytes } from 'node:crypto';
-import type { IsolationMode } from '../../../layers/contract/isolation.ts';
+import { ISOLATION_KEY_SEPARATOR as SEP, type IsolationMode } from '../../../layers/contract/isolation.ts';
 import { MAX_TENANT_LENGTH } from '../data-pointers/pointer.ts';
 import { MAX_SESSION_LENGTH } from '../http/session.ts';
 
@@ -36,8 +36,8 @@ export function isolationKey(mode: IsolationMode, caller: IsolationCaller, runId
     case 'tenant':
       return caller.tenant;
     case 'session':
-      return caller.session === undefined ? caller.tenant : `${caller.tenant}_${caller.session}`;
+      return caller.session === undefined ? caller.tenant : `${caller.tenant}${SEP}${caller.session}`;
     case 'run':
-      return `${caller.tenant}__${runId()}`;
+      return `${caller.tenant}${SEP}${SEP}${runId()}`;
   }
 }

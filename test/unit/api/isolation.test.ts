@@ -247,3 +247,13 @@ describe('GET /health isolation', () => {
     });
   });
 });
+
+describe('tenantOfKey (what the execute side scopes data by)', () => {
+  it.each(['tenant', 'session', 'run'] as const)('gives back the tenant of every %s key', async (mode) => {
+    const { tenantOfKey } = await import('../../../layers/contract/isolation.ts');
+    const { isolationKey } = await import('../../../functions/validate/invoke/isolation-key.ts');
+    for (const session of [undefined, 'chat-1', 'a-b-c']) {
+      expect(tenantOfKey(isolationKey(mode, { tenant: 'acme-corp', session }))).toBe('acme-corp');
+    }
+  });
+});

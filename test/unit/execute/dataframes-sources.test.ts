@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DATA_SOURCE_CODES, forbiddenAddress, guardedLookup, s3Host, tenantOfKey, urlRefusal, type DataSourcePolicy } from '../../../functions/execute/data-sources.ts';
+import { DATA_SOURCE_CODES, forbiddenAddress, guardedLookup, s3Host, urlRefusal, type DataSourcePolicy } from '../../../functions/execute/data-sources.ts';
+import { tenantOfKey } from '../../../layers/contract/isolation.ts';
 import { DataframeStagingError, stageDataframes, type SourceAccess } from '../../../functions/execute/dataframes.ts';
 import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 
