@@ -1,5 +1,5 @@
 /**
- * The one structured log line per invocation (issue 11): what an operator searches by (request
+ * The one structured log line per invocation: what an operator searches by (request
  * id, tenant) and what tells a healthy run from a sick one (status, time, timeout, truncation,
  * response size, the sandbox layers the run had). Pure; the handler writes it with its logger.
  */

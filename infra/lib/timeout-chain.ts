@@ -1,5 +1,5 @@
 /**
- * The timeout chain (DESIGN.md section 4), derived in one place from the environment's maximum
+ * The timeout chain (docs/execute-runtime.md), derived in one place from the environment's maximum
  * script time and its API Gateway integration-timeout quota. Every layer must lose the race to the
  * one inside it, so the caller always gets an explained result instead of a bare gateway timeout:
  *

@@ -1,6 +1,6 @@
 /**
  * The contract between the validate function (invoker) and the execute function: the Lambda
- * event it sends and the /execute response object it gets back (DESIGN.md section 2).
+ * event it sends and the /execute response object it gets back (docs/api.md).
  */
 import { z } from 'zod';
 import { ValidationResultSchema } from './validation.ts';

@@ -1,6 +1,6 @@
 /**
  * The symbols tree-sitter sees in a script, for the cross-check against R's own parser
- * (DESIGN.md section 3, layer 4): the R runner lists the symbol tokens of getParseData()
+ * (the R runner's re-validation, r-image/runner/revalidate.R): the R runner lists the symbol tokens of getParseData()
  * (SYMBOL, SYMBOL_FUNCTION_CALL, SYMBOL_SUB, SYMBOL_FORMALS, SYMBOL_PACKAGE, SLOT) and rejects the
  * script with PARSER_DISAGREEMENT when the two sorted lists differ. A script the two parsers read
  * differently is exactly where a static check on one of them can be fooled.

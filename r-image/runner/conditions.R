@@ -1,4 +1,4 @@
-# The conditions a script signals, as an agent needs them back (issue 13): warnings and messages in
+# The conditions a script signals, as an agent needs them back: warnings and messages in
 # order, each with its call and the script line it came from, within count and byte caps; and for
 # the error that ended the script its class, message, call, line and the script's own frames.
 

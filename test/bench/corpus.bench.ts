@@ -1,5 +1,5 @@
 /**
- * The benign corpus's acceptance rate (issue 13, "fewer false rejections"): how many of the
+ * The benign corpus's acceptance rate ("fewer false rejections"): how many of the
  * realistic analysis scripts in test/fixtures/corpus/benign each validator accepts, with the rules
  * as shipped and, in the same run, without their relaxations (every relaxation list emptied,
  * as.formula/reformulate forbidden again: the rules as they were before them). The static

@@ -1,5 +1,5 @@
 /**
- * The image's hardening (DESIGN.md section 3, layer 8), asserted from inside a container run
+ * The image's hardening (docs/image.md), asserted from inside a container run
  * the way Lambda runs it: read-only root, writable /tmp, no capabilities, no network.
  */
 import { readFileSync } from 'node:fs';

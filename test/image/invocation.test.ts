@@ -133,7 +133,7 @@ describe('an invocation through the image entrypoint', () => {
   });
 });
 
-describe('what a run returns, inside the image (issue 13)', () => {
+describe('what a run returns, inside the image', () => {
   const small = { width: 400, height: 300, dpi: 96 };
 
   it('a ggplot and a base plot come back as PNGs of the requested size with their titles rendered (the image\'s fonts)', async () => {

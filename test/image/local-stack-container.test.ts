@@ -1,7 +1,7 @@
 /**
  * `npm start` with JUBE_R_EXECUTE_RUNTIME=container: the local stack's Lambda Invoke endpoint runs
  * the execute function inside the hardened image instead of with host R, and a caller over HTTP
- * sees the same contract (DESIGN.md section 6), dataframes from the local data dir included.
+ * sees the same contract, dataframes from the local data dir included.
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * What an agent needs back from a run, with real R (issue 13): errors it can act on (class, call,
+ * What an agent needs back from a run, with real R: errors it can act on (class, call,
  * line, traceback), warnings with their line, messages, the last value (dsprrr's `result`) and
  * the request's context bound as `.context`.
  */

@@ -1,4 +1,4 @@
-/** Files a script writes to out/ with real R (issue 13): returned with name, type, size and hash, within caps. */
+/** Files a script writes to out/ with real R: returned with name, type, size and hash, within caps. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';

@@ -1,5 +1,5 @@
 /**
- * Plots with real R (issue 13): every page a script draws comes back as a PNG of the requested
+ * Plots with real R: every page a script draws comes back as a PNG of the requested
  * size, in drawing order, with its text rendered; blank pages are left out; caps hold at their
  * edges; `plots: false` turns capture off; SVG on request.
  */

@@ -166,7 +166,7 @@ describe('red team: the runner keeps its own state', () => {
 });
 
 /**
- * Issue 10 §4: the routes of the white-box pass, closed as classes. Every route needed an
+ * The R layer by root cause (docs/sandbox-rules.md): the routes of the white-box pass, closed as classes. Every route needed an
  * environment whose parent chain skips the mask and a function that evaluates a call in it; the
  * call is built without a forbidden name or string. Each script passes the static walk; before
  * the fixes each ran the shell command (except `ggproto` and `map-lambda`, which show the guard
@@ -174,7 +174,7 @@ describe('red team: the runner keeps its own state', () => {
  * or, where the fix makes the environment the script's own, with the mask's stub for the
  * evaluator it looks up there, and no command runs.
  */
-describe('red team: the R layer by root cause (issue 10 §4)', () => {
+describe('red team: the R layer by root cause', () => {
   // `.Internal(system(cmd, TRUE, 0))`, built without a forbidden symbol or string.
   const payload = (id: string): string =>
     [

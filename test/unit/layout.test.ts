@@ -1,7 +1,7 @@
 /**
  * The layout tells the truth about the architecture: every relative import in the repository is
  * read (static, type-only, re-exports and literal dynamic imports) and the graph checked for the
- * boundaries DESIGN.md section 5 draws and for cycles.
+ * boundaries the README's layout table draws and for cycles.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

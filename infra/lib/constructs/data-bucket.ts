@@ -1,5 +1,5 @@
 /**
- * The data bucket (issue 7): tenant tables at `<tenant>/<pointer>` (CSV, optionally gzip).
+ * The data bucket: tenant tables at `<tenant>/<pointer>` (CSV, optionally gzip).
  * Encrypted with S3-managed keys (a presigned GET then needs no kms:Decrypt by the signer), public
  * access blocked, TLS enforced, objects expire, server access logs to a sibling bucket.
  * Only the validate role reads it (it checks objects and presigns GETs); the execute role has no

@@ -1,5 +1,5 @@
 /**
- * A Route 53 Resolver DNS Firewall for the execute function's VPC (issue 10 section 3). Isolated
+ * A Route 53 Resolver DNS Firewall for the execute function's VPC. Isolated
  * subnets still reach the VPC resolver, and the resolver forwards any name to the internet's
  * authoritative servers: a script that escaped R could exfiltrate through the names it asks for
  * (`<data>.attacker.example`). The rule group answers only the names the execute handler itself

@@ -14,7 +14,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
-/** The HTTP contract's routes (DESIGN.md section 2). */
+/** The HTTP contract's routes (layers/contract/api.ts). */
 export const ROUTES = [
   { method: 'GET', path: 'health' },
   { method: 'GET', path: 'packages' },
