@@ -2,6 +2,7 @@
  * Stream-and-cap: the handler never holds more of a script's output than the caps allow, however
  * much the script prints. Pure logic; the caller feeds chunks.
  */
+import { RESULT_MARKERS } from '../../layers/contract/runner.ts';
 
 /** The longest prefix of `buf` (at most `maxBytes`) that does not split a UTF-8 character. */
 export function utf8Prefix(buf: Buffer, maxBytes: number): Buffer {
@@ -54,8 +55,8 @@ export function capWarnings(warnings: readonly string[], maxCount: number, maxBy
   return { value: kept, truncated: false };
 }
 
-export const RESULT_START = '<<<JUBE_RESULT_START>>>';
-export const RESULT_END = '<<<JUBE_RESULT_END>>>';
+export const RESULT_START = RESULT_MARKERS.start;
+export const RESULT_END = RESULT_MARKERS.end;
 
 export type ResultExtraction =
   | { readonly kind: 'none' }

@@ -22,6 +22,9 @@ import { sweepEnvironment, wipeDirectories, type SweepReport, type WipeReport } 
 import type { GroupKillReport } from './process-group.ts';
 import { canRetire, respondAndExit } from './retire.ts';
 import type { RunnerEnvelope } from './envelope.ts';
+import { parseCapsuleReport } from '../../layers/contract/runner.ts';
+import { markEnvironmentForCleaning, PostRunBudget } from './post-run-budget.ts';
+import { serviceRVersion } from './r-version.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
@@ -41,6 +44,29 @@ export interface RunReport {
   readonly capsule?: string | undefined;
   /** Why this environment is retired after answering, if it is. */
   readonly retire?: string | undefined;
+  /** The post-run budget, and what it cut short. */
+  readonly budget?: PostRunBudget | undefined;
+}
+
+/** `work`, or 'deadline' once the budget is spent (the work goes on; the environment is marked). */
+async function withinBudget<T>(work: Promise<T>, budget: PostRunBudget, what: string): Promise<T | 'deadline'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), budget.left());
+  });
+  try {
+    const first = await Promise.race([work, late]);
+    if (first === 'deadline') budget.stop(what);
+    return first;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The budget's note on a response it cut short; small and fixed, so no cap is at stake. */
+function withBudgetNote(response: ExecuteResponse, budget: PostRunBudget | undefined): ExecuteResponse {
+  const note = budget?.note();
+  return note ? { ...response, notes: [...(response.notes ?? []), note], truncated: true } : response;
 }
 
 export interface ExecuteHandlerOptions {
@@ -78,8 +104,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   const logger = options.logger ?? new Logger({ serviceName: 'jube-r' });
   let validator: Promise<Validator> | undefined =
     options.validator === undefined ? undefined : Promise.resolve(options.validator);
-  // Learned from the first run; before that the manifest's (the same R) or nothing.
-  let rVersion = manifest?.rVersion ?? 'unknown';
+  const rVersion = serviceRVersion(manifest);
 
   async function respond(event: unknown, context: LambdaContextLike | undefined, started: number) {
     const e = parseExecuteEvent(event, rules);
@@ -97,22 +122,21 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const layout = await createWorkdir(paths.tmpRoot);
     let run: RunResult | undefined;
     let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined };
+    const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     try {
-      run = await runInWorkdir(e, layout, {
-        config, paths, allowedPackages: allowed, parser, sandbox,
-        remainingMs: () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY),
-      });
+      run = await runInWorkdir(e, layout, { config, paths, allowedPackages: allowed, parser, sandbox, remainingMs });
     } finally {
-      report = { ...report, pid: run?.pid, group: run?.group, ...(await cleanUp(layout)) };
+      // A run that never reached R (or threw) still gets its cleanup bounded.
+      const budget = run?.budget ?? PostRunBudget.after(remainingMs, config.postRun);
+      report = { ...report, pid: run?.pid, group: run?.group, ...(await cleanUp(layout, budget)), budget };
     }
     const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
-    if (envelope) rVersion = envelope.rVersion;
     const capsule = envelope?.sandbox;
     report = { ...report, capsule };
     options.onRunReport?.(report);
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
-    const response = unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base());
+    const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
     return {
       apiRequestId: e.requestId,
       response,
@@ -125,19 +149,22 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    * The workdir goes, then (in the image) every process but the handler's chain and every file in
    * the writable places. Whatever could not be removed retires the environment.
    */
-  async function cleanUp(layout: WorkdirLayout): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'>> {
+  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'>> {
     const { containment } = paths;
     const sweep = containment.sweep === 'environment' ? await sweepEnvironment() : undefined;
-    const removed = await removeWorkdir(layout);
-    const wipe = containment.wipeAfterRun.length > 0 ? await wipeDirectories(containment.wipeAfterRun) : undefined;
+    const removed = await removeWorkdir(layout, budget.deadline);
+    if (removed === 'deadline') budget.stop('removing the workdir');
+    const wipe = containment.wipeAfterRun.length > 0 ? await withinBudget(wipeDirectories(containment.wipeAfterRun), budget, 'the wipe') : undefined;
+    if (budget.cutShort.length > 0) markEnvironmentForCleaning(`post-run work cut short: ${budget.cutShort.join(', ')}`);
     const dirty = [
-      ...(removed ? [] : [`the workdir ${layout.root} could not be removed`]),
+      ...(removed === 'removed' ? [] : [`the workdir ${layout.root} could not be removed${removed === 'deadline' ? ' within the post-run budget' : ''}`]),
+      ...(wipe === 'deadline' ? ['the wipe did not finish within the post-run budget'] : []),
       ...(sweep && sweep.survivors.length > 0 ? [`processes ${sweep.survivors.join(', ')} survived the sweep`] : []),
-      ...(wipe && wipe.failures.length > 0 ? [`${wipe.failures.join(', ')} could not be removed`] : []),
+      ...(wipe && wipe !== 'deadline' && wipe.failures.length > 0 ? [`${wipe.failures.slice(0, 10).join(', ')} could not be removed`] : []),
     ];
     if (dirty.length > 0) logger.error('the environment is not clean after a run', { problems: dirty });
     const retire = dirty.length > 0 ? dirty.join('; ') : containment.freshEnvironmentPerRun ? 'JUBE_R_FRESH_ENVIRONMENT_PER_RUN' : undefined;
-    return { sweep, wipe, retire };
+    return { sweep, wipe: wipe === 'deadline' ? undefined : wipe, retire };
   }
 
   /**
@@ -147,8 +174,9 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    */
   function unarmed(envelope: RunnerEnvelope | undefined, responseBase: ResponseBase): ExecuteResponse | undefined {
     if (!paths.containment.capsule || !envelope || envelope.status === 'rejected' || envelope.errorType === 'interpreter') return undefined;
-    if (envelope.sandbox?.startsWith('preload=armed')) return undefined;
-    const detail = envelope.sandbox ?? 'no report';
+    const report = parseCapsuleReport(envelope.sandbox);
+    if (report?.armed) return undefined;
+    const detail = report?.text ?? 'no report';
     logger.error('the capsule did not arm', { report: detail });
     return unarmedResponse(detail, responseBase);
   }
