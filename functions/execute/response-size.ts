@@ -10,35 +10,45 @@ import { jsonBytes } from './json-bounds.ts';
 
 type Shrink = (r: ExecuteResponse) => ExecuteResponse;
 
-const STEPS: readonly [string, Shrink][] = [
-  ['file contents', (r) => (r.files ? { ...r, files: r.files.map(({ data: _d, sha256: _s, ...f }) => (_d === undefined ? f : { ...f, truncated: true as const })) } : r)],
-  ['plot pages', (r) => (r.plots && r.plots.length > 0 ? { ...r, plots: [], plotsOmitted: (r.plotsOmitted ?? 0) + r.plots.length } : r)],
-  ['the value', ({ value: _v, ...r }) => r],
-  ['the structured result', ({ result: _r, ...r }) => r],
-  ['messages and warning details', ({ messages: _m, warningDetails: _w, ...r }) => r],
-  ['the error details', ({ errorDetails: _e, ...r }) => r],
+const withoutFileData: Shrink = (r) =>
+  r.files ? { ...r, files: r.files.map(({ data, sha256: _s, ...f }) => (data === undefined ? f : { ...f, truncated: true as const })) } : r;
+
+/** What each step drops, and the part of the response it measures to know what that saves. */
+const STEPS: readonly [string, Shrink, (r: ExecuteResponse) => unknown][] = [
+  ['file contents', withoutFileData, (r) => r.files],
+  ['plot pages', (r) => (r.plots && r.plots.length > 0 ? { ...r, plots: [], plotsOmitted: (r.plotsOmitted ?? 0) + r.plots.length } : r), (r) => r.plots],
+  ['the value', ({ value: _v, ...r }) => r, (r) => r.value],
+  ['the structured result', ({ result: _r, ...r }) => r, (r) => r.result],
+  ['messages and warning details', ({ messages: _m, warningDetails: _w, ...r }) => r, (r) => [r.messages, r.warningDetails]],
+  ['the error details', ({ errorDetails: _e, ...r }) => r, (r) => r.errorDetails],
 ];
 
 export function fitResponse(response: ExecuteResponse, maxBytes: number): ExecuteResponse {
   // Room for the note and the truncated flag this may add.
   const budget = maxBytes - 512;
-  if (jsonBytes(response, maxBytes) <= budget) return response;
+  let size = jsonBytes(response);
+  if (size <= budget) return response;
   let r = response;
   const dropped: string[] = [];
-  for (const [what, shrink] of STEPS) {
-    const next = shrink(r);
-    if (next !== r && jsonBytes(next, maxBytes) < jsonBytes(r, maxBytes)) dropped.push(what);
-    r = next;
-    if (jsonBytes(r, maxBytes) <= budget) break;
+  for (const [what, shrink, part] of STEPS) {
+    if (size <= budget) break;
+    const before = part(r);
+    if (before === undefined) continue;
+    const saved = jsonBytes(before) - jsonBytes(part(shrink(r)) ?? null);
+    r = shrink(r);
+    if (saved > 0) {
+      dropped.push(what);
+      size -= saved;
+    }
   }
-  const size = jsonBytes(r, Number.POSITIVE_INFINITY);
+  // The step sizes are close, not exact: measure once more before the last resort.
+  size = jsonBytes(r);
   if (size > budget) {
     // Everything else is already small: cut the console (and the error, warnings) to fit.
-    const over = size - budget;
-    const keep = Math.max(0, Buffer.byteLength(r.consoleOutput) - over - 64);
+    const keep = Math.max(0, Buffer.byteLength(r.consoleOutput) - (size - budget) - 64);
     r = { ...r, consoleOutput: capText(r.consoleOutput, keep).value };
     dropped.push('part of the console output');
-    if (jsonBytes(r, maxBytes) > budget) {
+    if (jsonBytes(r) > budget) {
       r = { ...r, warnings: [], error: r.error === null ? null : capText(r.error, 1024).value, notes: [] };
       dropped.push('the warnings');
     }
