@@ -1,7 +1,9 @@
 /**
  * The pages the runner's device wrote (r-image/runner/plots.R), read back in drawing order and
- * capped: at most maxCount plots and maxBytes bytes per run (before base64). Only pages the
- * runner recorded in its envelope count, each at the size it recorded; a PNG whose header is
+ * capped: at most maxCount plots and maxBytes bytes per run (before base64). Where the runner
+ * wrote its envelope, only the pages it recorded there count, each at the size it recorded (a
+ * run the backstop killed has no record: its page files are listed, at most
+ * MAX_UNRECORDED_LISTED, and held to the same checks); a PNG whose header is
  * not the run's plot size is not decoded, so what inflating it costs is bounded by the run's
  * settings (width x height x 4 channels), never by the file. Blank pages (a device opened and
  * never drawn on) are left out, judged in one linear pass; pages past a cap are counted and a
@@ -44,9 +46,9 @@ export async function collectPlots(
   budget?: PostRunBudget,
 ): Promise<CollectedPlots> {
   if (!settings) return { plots: [], omitted: 0, notes: [] };
-  if (recorded === undefined) return unrecorded(root, dir, settings);
+  const pageList = recorded ?? (await unrecordedPages(root, dir));
   const seen = new Set<string>();
-  const pages = recorded
+  const pages = pageList
     .flatMap((entry) => {
       const match = PAGE_NAME.exec(entry.name);
       if (!match || match[3] !== settings.format || seen.has(entry.name)) return [];
@@ -92,13 +94,14 @@ export async function collectPlots(
   return { plots, omitted: overCap + unreadable + unread, notes };
 }
 
-/** A run that ended without the runner's record (killed, crashed): its page files are counted, not read. */
-async function unrecorded(root: string, dir: string, settings: PlotSettings): Promise<CollectedPlots> {
+/**
+ * A run that ended without the runner's record (the backstop killed it mid-drawing): the page
+ * files as listed, at most MAX_UNRECORDED_LISTED of them, each held to the same checks (its size
+ * when listed, the run's plot size, the caps).
+ */
+async function unrecordedPages(root: string, dir: string): Promise<RecordedPage[]> {
   const listing = await listDirectory(root, dir, MAX_UNRECORDED_LISTED);
-  const count = (listing?.entries ?? []).filter((e) => e.kind === 'file' && PAGE_NAME.exec(e.name)?.[3] === settings.format).length;
-  if (count === 0) return { plots: [], omitted: 0, notes: [] };
-  const more = listing?.more ? ' or more' : '';
-  return { plots: [], omitted: count, notes: [`${count}${more} page file(s) were not returned: the run ended before the runner recorded its pages`] };
+  return (listing?.entries ?? []).filter((e) => e.kind === 'file' && e.validName).map((e) => ({ name: e.name, bytes: e.bytes }));
 }
 
 type Look = 'blank' | 'unreadable' | { width: number; height: number };

@@ -114,11 +114,11 @@ describe('collectPlots', () => {
     expect(await collectPlots(root, dir, svgSettings, caps, recorded)).toMatchObject({ plots: [], omitted: 1 });
   });
 
-  it('a run with no record of its pages (killed, crashed) returns none of its page files and says so', async () => {
+  it('a run with no record of its pages (the backstop killed it) gets its page files, held to the same checks', async () => {
     writeFileSync(join(dir, 'd001-p00001.svg'), svg('<text>x</text>'));
-    const collected = await collectPlots(root, dir, svgSettings, caps, undefined);
-    expect(collected).toMatchObject({ plots: [], omitted: 1 });
-    expect(collected.notes[0]).toMatch(/before the runner recorded its pages/);
+    writeFileSync(join(dir, 'd001-p00002.png'), await bombPng(8192, 8192, 16 << 20));
+    expect(await collectPlots(root, dir, svgSettings, caps, undefined)).toMatchObject({ plots: [{ mimeType: 'image/svg+xml' }], omitted: 0 });
+    expect(await collectPlots(root, dir, pngSettings, caps, undefined)).toMatchObject({ plots: [], omitted: 1 });
   });
 
   it('a page that is a link is not read', async () => {
