@@ -5,7 +5,11 @@
  * and an envelope an escaped script forged can neither break the caps nor set what later
  * responses report.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bombPng } from '../unit/execute/png-build.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { clearEnvironmentMark, environmentNeedsCleaning } from '../../functions/execute/post-run-budget.ts';
 import { harness } from './helpers.ts';
@@ -135,5 +139,62 @@ describe('an envelope an escaped script forged', () => {
     ].join('\n'));
     expect(response).toMatchObject({ status: 'error', errorType: 'interpreter' });
     expect(response.error).toMatch(/nests deeper than 64 levels/);
+  });
+});
+
+describe('plot pages that are attacks, recorded in an envelope an escaped script forged', () => {
+  it('a 256 MiB PNG bomb and a 1 MB `<g<g<g...` SVG are answered fast; 10 ordinary runs after them succeed, the handler\'s RSS near where it was', { timeout: 180_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jube-r-attack-'));
+    try {
+      writeFileSync(join(dir, 'bomb.png'), await bombPng(8192, 8192, 256 << 20));
+      writeFileSync(join(dir, 'g.svg'), '<g'.repeat(500_000));
+      const escaped = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+      const ordinary = harness();
+      const plant = (file: string, page: string) => [
+        `file.copy("${join(dir, file)}", file.path(getwd(), ".jube", "plots", "${page}"))`,
+        'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
+        `pages <- list(list(name = "${page}", bytes = file.size(file.path(getwd(), ".jube", "plots", "${page}"))))`,
+        'e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE, plotPages = pages))',
+        'writeLines(jsonlite::toJSON(e, auto_unbox = TRUE, null = "null"), file.path(getwd(), "envelope.json"))',
+        'quit(save = "no")',
+      ].join('\n');
+      await ordinary.run('x <- 1');
+      const baseline = process.memoryUsage().rss;
+
+      for (const [file, page, format] of [['bomb.png', 'd001-p00001.png', 'png'], ['g.svg', 'd001-p00001.svg', 'svg']] as const) {
+        const started = Date.now();
+        const response = await escaped.run(plant(file, page), { plots: { format } });
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(response.status).toBe('ok');
+        // The bomb does not decode at the run's size (omitted); the SVG page has no complete element (blank).
+        expect(response.plots).toEqual([]);
+        if (format === 'png') expect(response.plotsOmitted).toBe(1);
+        else expect(response.notes).toContain('1 blank page(s) (a device opened but never drawn on) were left out');
+      }
+      for (let i = 0; i < 10; i += 1) {
+        const started = Date.now();
+        const response = await ordinary.run('plot(1:3)\nmean(1:10)');
+        expect(response).toMatchObject({ status: 'ok', plots: [{ mimeType: 'image/png' }] });
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+      expect(process.memoryUsage().rss - baseline).toBeLessThan(100 << 20);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the runner's record of its pages", () => {
+  it('a page file a script planted without drawing is not returned: the runner opened no device, so it recorded none', async () => {
+    const h = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+    const response = await h.run([
+      'png <- as.raw(c(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a))',
+      'writeBin(c(png, as.raw(rep(0, 100))), file.path(getwd(), ".jube", "plots", "d001-p00001.png"))',
+      'x <- 1',
+    ].join('\n'), { plots: { format: 'png' } });
+    expect(response).toMatchObject({ status: 'ok', plots: [], plotsOmitted: 0 });
+    // The control: with a device opened by drawing, the runner records its page, and it comes back.
+    const drawn = await h.run('plot(1:3)', { plots: { format: 'png' } });
+    expect(drawn.plots).toHaveLength(1);
   });
 });

@@ -6,12 +6,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeflate } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePlotSettings } from '../../../functions/execute/plot-settings.ts';
 import { collectPlots, isBlankSvg, type RecordedPage } from '../../../functions/execute/plots.ts';
 import { isBlankPng } from '../../../functions/execute/png.ts';
-import { chunk } from './png-build.ts';
+import { bombPng } from './png-build.ts';
 
 const svg = (body: string) =>
   `<?xml version='1.0' encoding='UTF-8' ?>\n<svg xmlns='http://www.w3.org/2000/svg' width='720.00pt'>\n<defs>\n  <style type='text/css'><![CDATA[ .svglite rect { fill: none; } ]]></style>\n</defs>\n` +
@@ -32,28 +31,6 @@ function backtrackingIsBlankSvg(text: string): boolean {
     .replace(/<rect width='100%' height='100%'[^>]*\/>/, '')
     .replace(/<\/?g\b[^>]*>/g, '');
   return !/<[a-zA-Z]/.test(rest);
-}
-
-/** A PNG whose header claims width x height RGBA and whose IDAT inflates to `inflated` zero bytes. */
-async function bombPng(width: number, height: number, inflated: number): Promise<Buffer> {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
-  const deflate = createDeflate({ level: 9 });
-  const parts: Buffer[] = [];
-  deflate.on('data', (b: Buffer) => parts.push(b));
-  const done = new Promise((resolve) => deflate.on('end', resolve));
-  const zeros = Buffer.alloc(1 << 20);
-  for (let i = 0; i < inflated / zeros.length; i += 1) deflate.write(zeros);
-  deflate.end();
-  await done;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', Buffer.concat(parts)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
 }
 
 describe('isBlankSvg', () => {
