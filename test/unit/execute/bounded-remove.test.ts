@@ -36,7 +36,7 @@ describe('removeTree', () => {
 
   it('a missing tree is removed already', async () => expect(await removeTree(join(root, 'never'), far())).toBe('removed'));
 
-  it('100,000 files made by R: removed within its deadline, or stopped at it and said so', async () => {
+  it('100,000 files made by R: removed within its deadline, or stopped at it and said so', { timeout: 120_000 }, async () => {
     const tree = join(root, 'many');
     mkdirSync(tree);
     execFileSync('Rscript', ['--vanilla', '-e', `invisible(file.create(file.path("${tree}", sprintf("f%06d", 1:100000))))`]);
