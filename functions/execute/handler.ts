@@ -23,7 +23,7 @@ import type { GroupKillReport } from './process-group.ts';
 import { canRetire, respondAndExit } from './retire.ts';
 import type { RunnerEnvelope } from './envelope.ts';
 import { parseCapsuleReport } from '../../layers/contract/runner.ts';
-import { markEnvironmentForCleaning, PostRunBudget } from './post-run-budget.ts';
+import { BACKGROUND_REMOVAL_MS, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './post-run-budget.ts';
 import { serviceRVersion } from './r-version.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
@@ -46,27 +46,6 @@ export interface RunReport {
   readonly retire?: string | undefined;
   /** The post-run budget, and what it cut short. */
   readonly budget?: PostRunBudget | undefined;
-}
-
-/** `work`, or 'deadline' once the budget is spent (the work goes on; the environment is marked). */
-async function withinBudget<T>(work: Promise<T>, budget: PostRunBudget, what: string): Promise<T | 'deadline'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'deadline'>((resolve) => {
-    timer = setTimeout(() => resolve('deadline'), budget.left());
-  });
-  try {
-    const first = await Promise.race([work, late]);
-    if (first === 'deadline') budget.stop(what);
-    return first;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The budget's note on a response it cut short; small and fixed, so no cap is at stake. */
-function withBudgetNote(response: ExecuteResponse, budget: PostRunBudget | undefined): ExecuteResponse {
-  const note = budget?.note();
-  return note ? { ...response, notes: [...(response.notes ?? []), note], truncated: true } : response;
 }
 
 export interface ExecuteHandlerOptions {
@@ -153,7 +132,12 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const { containment } = paths;
     const sweep = containment.sweep === 'environment' ? await sweepEnvironment() : undefined;
     const removed = await removeWorkdir(layout, budget.deadline);
-    if (removed === 'deadline') budget.stop('removing the workdir');
+    if (removed === 'deadline') {
+      budget.stop('removing the workdir');
+      // After the answer: where the environment is not retired (the local stack), the rest goes
+      // in the background, a batch at a time, touching nothing but this run's workdir.
+      void removeWorkdir(layout, Date.now() + BACKGROUND_REMOVAL_MS);
+    }
     const wipe = containment.wipeAfterRun.length > 0 ? await withinBudget(wipeDirectories(containment.wipeAfterRun), budget, 'the wipe') : undefined;
     if (budget.cutShort.length > 0) markEnvironmentForCleaning(`post-run work cut short: ${budget.cutShort.join(', ')}`);
     const dirty = [

@@ -6,6 +6,7 @@
  * start-of-run hygiene), and the response says what was not collected.
  */
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
+import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 
 export class PostRunBudget {
   private readonly stopped: string[] = [];
@@ -56,4 +57,28 @@ export function environmentNeedsCleaning(): string | undefined {
 /** For the hygiene that cleaned it. */
 export function clearEnvironmentMark(): void {
   cleaningNeeded = undefined;
+}
+
+/** How long a workdir the post-run budget left behind is still removed in the background. */
+export const BACKGROUND_REMOVAL_MS = 10 * 60_000;
+
+/** `work`, or 'deadline' once the budget is spent (the work goes on; the environment is marked). */
+export async function withinBudget<T>(work: Promise<T>, budget: PostRunBudget, what: string): Promise<T | 'deadline'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), budget.left());
+  });
+  try {
+    const first = await Promise.race([work, late]);
+    if (first === 'deadline') budget.stop(what);
+    return first;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The budget's note on a response it cut short; small and fixed, so no cap is at stake. */
+export function withBudgetNote(response: ExecuteResponse, budget: PostRunBudget | undefined): ExecuteResponse {
+  const note = budget?.note();
+  return note ? { ...response, notes: [...(response.notes ?? []), note], truncated: true } : response;
 }

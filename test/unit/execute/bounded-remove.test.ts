@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { removeTree } from '../../../functions/execute/bounded-remove.ts';
-import { PostRunBudget } from '../../../functions/execute/post-run-budget.ts';
+import { PostRunBudget, withBudgetNote, withinBudget } from '../../../functions/execute/post-run-budget.ts';
 
 let root: string;
 beforeEach(() => {
@@ -68,5 +68,23 @@ describe('PostRunBudget', () => {
     budget.stop('plots');
     budget.stop('plots');
     expect(budget.note()).toBe("the handler's post-run time budget ran out (plots); what was collected is returned");
+  });
+
+  it('withinBudget waits for work only until the deadline, and records what it stopped', async () => {
+    const budget = new PostRunBudget(Date.now() + 50);
+    const never = new Promise<string>(() => undefined);
+    const started = Date.now();
+    expect(await withinBudget(never, budget, 'the wipe')).toBe('deadline');
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(budget.cutShort).toEqual(['the wipe']);
+    expect(await withinBudget(Promise.resolve('done'), new PostRunBudget(Date.now() + 1000), 'x')).toBe('done');
+  });
+
+  it('withBudgetNote adds the note and truncated only when something was cut', () => {
+    const response = { status: 'ok' as const, consoleOutput: '', error: null, warnings: [], durationMs: 1, timedOut: false, rVersion: 'x', timestamp: 't' };
+    expect(withBudgetNote(response, new PostRunBudget(0))).toBe(response);
+    const cut = new PostRunBudget(0);
+    cut.stop('plots');
+    expect(withBudgetNote(response, cut)).toMatchObject({ truncated: true, notes: [cut.note()] });
   });
 });
