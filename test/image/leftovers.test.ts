@@ -57,3 +57,41 @@ describe('leftovers, in the image', () => {
     }
   });
 });
+
+describe('an envelope an escaped script forged, in the image', () => {
+  let escaped: ContainerRuntime | undefined;
+  afterAll(async () => {
+    await escaped?.close();
+  });
+
+  it('cannot push a response past its caps or set the R version later callers see', { timeout: 240_000 }, async () => {
+    escaped = await startContainerRuntime({ image: IMAGE, env: { JUBE_R_TEST_ESCAPED_RUNNER: 'true' } });
+    const call = async (script: string) => {
+      const outcome = await escaped!.invoke({ script, timeoutSeconds: 20 }, { requestId: randomUUID(), timeoutMs: 60_000 });
+      if (!outcome.ok) throw new Error(`function error ${outcome.errorType}: ${outcome.errorMessage}\n${await escaped!.logs()}`);
+      return ExecuteResponseSchema.parse(outcome.payload);
+    };
+    const forge = (fields: string) => [
+      'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
+      // The runner's own capsule report, so the handler does not withhold the forged result as unarmed.
+      'for (f in sys.frames()) if (exists("plot_capture", envir = f, inherits = FALSE)) s <- get("sandbox", envir = f)',
+      `e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE, sandbox = s), ${fields})`,
+      'e$rVersion <- "9.9.9"',
+      'writeLines(jsonlite::toJSON(e, auto_unbox = TRUE, null = "null"), file.path(getwd(), "envelope.json"))',
+      'quit(save = "no")',
+    ].join('\n');
+
+    const capped = await call(forge('list(messages = list(strrep("m", 4e6)), notes = as.list(rep(strrep("n", 1e4), 100)))'));
+    expect(capped.status).toBe('ok');
+    expect(capped.rVersion).toMatch(/^4\.5\./);
+    expect(capped.messages).toEqual([]);
+    expect(Buffer.byteLength(JSON.stringify(capped))).toBeLessThan(1024 * 1024);
+
+    const refused = await call(forge('list(messages = list(strrep("m", 14e6)))'));
+    expect(refused).toMatchObject({ status: 'error', errorType: 'interpreter' });
+    expect(refused.rVersion).toMatch(/^4\.5\./);
+
+    const next = await call('quit(status = 3)');
+    expect(next.rVersion).toMatch(/^4\.5\./);
+  });
+});
