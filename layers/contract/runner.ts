@@ -135,7 +135,8 @@ const PlotSettingsSchema = z.strictObject({
 
 /** What the handler writes to input.json; the runner checks the same fields (r-image/runner/inputs.R). */
 export const RunnerInputSchema = z.strictObject({
-  timeoutSeconds: z.number().int().min(1).max(3600),
+  // Bounded where the event is parsed; here only a whole number R can hold.
+  timeoutSeconds: z.number().int().min(1).max(2 ** 31 - 1),
   allowedPackages: z.array(RName).max(100_000),
   /** null when tree-sitter found a syntax error. */
   treeSitterSymbols: z.array(z.string().max(1_000_000)).max(10_000_000).nullable(),
