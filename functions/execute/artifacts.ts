@@ -3,7 +3,8 @@ import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import { collectOutFiles } from './out-files.ts';
 import type { Artifacts } from './outcome.ts';
 import type { PlotSettings } from './plot-settings.ts';
-import { collectPlots } from './plots.ts';
+import { collectPlots, type RecordedPage } from './plots.ts';
+import type { PostRunBudget } from './post-run-budget.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
 /** Only once the run's processes are gone: the script owned these directories until then. */
@@ -11,10 +12,13 @@ export async function collectArtifacts(
   layout: WorkdirLayout,
   settings: PlotSettings | null,
   config: Pick<ServiceConfig, 'plots' | 'files'>,
+  /** The pages the runner recorded in its envelope; undefined: no trustworthy envelope. */
+  recordedPages: readonly RecordedPage[] | undefined,
+  budget?: PostRunBudget,
 ): Promise<Artifacts> {
   const [plots, files] = await Promise.all([
-    collectPlots(layout.root, layout.plotDir, settings, config.plots),
-    collectOutFiles(layout.root, layout.outDir, config.files),
+    collectPlots(layout.root, layout.plotDir, settings, config.plots, recordedPages, budget),
+    collectOutFiles(layout.root, layout.outDir, config.files, budget),
   ]);
   return {
     plots: plots.plots,

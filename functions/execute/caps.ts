@@ -2,6 +2,8 @@
  * Stream-and-cap: the handler never holds more of a script's output than the caps allow, however
  * much the script prints. Pure logic; the caller feeds chunks.
  */
+import { ENVELOPE_LIMITS, RESULT_MARKERS } from '../../layers/contract/runner.ts';
+import { jsonDepth } from './json-bounds.ts';
 
 /** The longest prefix of `buf` (at most `maxBytes`) that does not split a UTF-8 character. */
 export function utf8Prefix(buf: Buffer, maxBytes: number): Buffer {
@@ -54,8 +56,8 @@ export function capWarnings(warnings: readonly string[], maxCount: number, maxBy
   return { value: kept, truncated: false };
 }
 
-export const RESULT_START = '<<<JUBE_RESULT_START>>>';
-export const RESULT_END = '<<<JUBE_RESULT_END>>>';
+export const RESULT_START = RESULT_MARKERS.start;
+export const RESULT_END = RESULT_MARKERS.end;
 
 export type ResultExtraction =
   | { readonly kind: 'none' }
@@ -200,6 +202,10 @@ export class ConsoleCapture {
       return { kind: 'invalid', warning: `the structured result exceeded ${this.resultBytes} bytes and was dropped`, overflow: true };
     }
     const text = Buffer.from(this.last.text, 'latin1').toString('utf8');
+    // Nesting is bounded before parsing: the response is serialized (by the log line and by
+    // Lambda) with JSON.stringify, which recurses.
+    const depth = ENVELOPE_LIMITS.maxDepth;
+    if (jsonDepth(text, depth) > depth) return { kind: 'invalid', warning: `the structured result nests deeper than ${depth} levels and was dropped` };
     try {
       return { kind: 'ok', value: JSON.parse(text) as unknown };
     } catch (error) {

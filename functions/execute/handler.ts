@@ -1,13 +1,14 @@
 /**
- * The execute function: ExecuteEvent -> ExecuteResponse (DESIGN.md sections 2-4). It trusts no
- * caller: the event is zod-parsed (event.ts), the script validated again, then exactly one Rscript
- * runs the runner in a private workdir (run-in-workdir.ts); the outcome becomes the response
- * (response.ts). Afterwards the workdir is removed and the environment cleaned (hygiene.ts),
- * whatever happened, and one structured log line is written per invocation (invocation-log.ts).
- * An environment that could not be cleaned is retired after answering (retire.ts): Lambda resets
- * it and initialises it again in the same microVM, so the next init's hygiene is what cleans it;
- * a fresh microVM per run is the API function's `isolation: run`. Configuration is read
- * once, when the module loads, and a bad value fails the load naming its key.
+ * The execute function: ExecuteEvent -> ExecuteResponse. It trusts no caller: the event is
+ * zod-parsed (event.ts), the script validated again, then exactly one Rscript runs the runner in a
+ * private workdir (run-in-workdir.ts); the outcome becomes the response (response.ts). The
+ * environment is cleaned at init, before and after every run (environment-hygiene.ts); everything
+ * after R ends runs under one post-run budget (post-run-budget.ts), and one structured log line is
+ * written per invocation (invocation-log.ts). An environment that could not be cleaned is retired
+ * after answering (retire.ts): Lambda resets it and initialises it again in the same microVM, so the
+ * next init's hygiene is what cleans it; a fresh microVM per run is the API function's
+ * `isolation: run`. Configuration is read once, when the module loads, and a bad value fails the
+ * load naming its key.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
@@ -28,6 +29,9 @@ import type { RunnerEnvelope } from './envelope.ts';
 import { s3Host, type DataSourcePolicy } from './data-sources.ts';
 import { tenantOfKey } from '../../layers/contract/isolation.ts';
 import type { SourceAccess } from './dataframes.ts';
+import { parseCapsuleReport } from '../../layers/contract/runner.ts';
+import { BACKGROUND_REMOVAL_MS, clearEnvironmentMark, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './post-run-budget.ts';
+import { serviceRVersion } from './r-version.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
 import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
@@ -49,6 +53,8 @@ export interface RunReport {
   readonly retire?: string | undefined;
   /** The environment's cleanings around this run (environment-hygiene.ts), each with its cost. */
   readonly hygiene?: { readonly init?: HygieneReport; readonly before?: HygieneReport; readonly after?: HygieneReport } | undefined;
+  /** The post-run budget, and what it cut short. */
+  readonly budget?: PostRunBudget | undefined;
 }
 
 export interface ExecuteHandlerOptions {
@@ -90,8 +96,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   const logger = options.logger ?? new Logger({ serviceName: 'jube-r' });
   let validator: Promise<Validator> | undefined =
     options.validator === undefined ? undefined : Promise.resolve(options.validator);
-  // Learned from the first run; before that the manifest's (the same R) or nothing.
-  let rVersion = manifest?.rVersion ?? 'unknown';
+  const rVersion = serviceRVersion(manifest);
   // Init-time cleaning starts with the module: what a crashed or timed-out predecessor left in
   // this microVM (Lambda's reset keeps /tmp and kernel objects) is gone before the first run.
   const hygiene = hygieneSettings(paths.containment);
@@ -127,10 +132,10 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const layout = await createWorkdir(paths.tmpRoot);
     let run: RunResult | undefined;
     let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
+    const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     try {
       run = await runInWorkdir(e, layout, {
-        config, paths, allowedPackages: allowed, parser, sandbox,
-        remainingMs: () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY),
+        config, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -138,17 +143,18 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
         },
       });
     } finally {
-      const { after, ...cleaned } = await cleanUp(layout);
-      report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
+      // A run that never reached R (or threw) still gets its cleanup bounded.
+      const budget = run?.budget ?? PostRunBudget.after(remainingMs, config.postRun);
+      const { after, ...cleaned } = await cleanUp(layout, budget);
+      report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, budget, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
     }
     const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
-    if (envelope) rVersion = envelope.rVersion;
     const capsule = envelope?.sandbox;
     report = { ...report, capsule };
     options.onRunReport?.(report);
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
-    const response = unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base());
+    const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
     return {
       apiRequestId: e.requestId,
       response,
@@ -165,6 +171,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     init = undefined;
     if (initReport && initReport.problems.length > 0) return { init: initReport };
     const before = await cleanEnvironment('before-run', hygiene);
+    // What a cut-short predecessor left is now gone (or this run is refused as not clean).
+    if (before.problems.length === 0) clearEnvironmentMark();
     return initReport ? { init: initReport, before } : { before };
   }
 
@@ -172,10 +180,23 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    * (In the image) every process but the handler's chain, every file in the writable places and
    * every IPC object, then the workdir. Whatever could not be removed retires the environment.
    */
-  async function cleanUp(layout: WorkdirLayout): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
-    const after = hygiene ? await cleanEnvironment('after-run', hygiene) : undefined;
-    const removed = await removeWorkdir(layout);
-    const dirty = [...(removed ? [] : [`the workdir ${layout.root} could not be removed`]), ...(after?.problems ?? [])];
+  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
+    // Processes first, so nothing writes into the workdir while it goes.
+    const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene), budget, 'the after-run cleaning') : undefined;
+    const after = cleaned === 'deadline' ? undefined : cleaned;
+    const removed = await removeWorkdir(layout, budget.deadline);
+    if (removed === 'deadline') {
+      budget.stop('removing the workdir');
+      // After the answer: where the environment is not retired (the local stack), the rest goes
+      // in the background, a batch at a time, touching nothing but this run's workdir.
+      void removeWorkdir(layout, Date.now() + BACKGROUND_REMOVAL_MS);
+    }
+    if (budget.cutShort.length > 0) markEnvironmentForCleaning(`post-run work cut short: ${budget.cutShort.join(', ')}`);
+    const dirty = [
+      ...(removed === 'removed' ? [] : [`the workdir ${layout.root} could not be removed${removed === 'deadline' ? ' within the post-run budget' : ''}`]),
+      ...(cleaned === 'deadline' ? ['the after-run cleaning did not finish within the post-run budget'] : []),
+      ...(after?.problems ?? []),
+    ];
     if (dirty.length > 0) logger.error('the environment is not clean after a run', { problems: dirty });
     const retire = dirty.length > 0 ? dirty.join('; ') : undefined;
     return { sweep: after?.sweep, wipe: after?.wipe, retire, ...(after ? { after } : {}) };
@@ -188,8 +209,9 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    */
   function unarmed(envelope: RunnerEnvelope | undefined, responseBase: ResponseBase): ExecuteResponse | undefined {
     if (!paths.containment.capsule || !envelope || envelope.status === 'rejected' || envelope.errorType === 'interpreter') return undefined;
-    if (envelope.sandbox?.startsWith('preload=armed')) return undefined;
-    const detail = envelope.sandbox ?? 'no report';
+    const report = parseCapsuleReport(envelope.sandbox);
+    if (report?.armed) return undefined;
+    const detail = report?.text ?? 'no report';
     logger.error('the capsule did not arm', { report: detail });
     return unarmedResponse(detail, responseBase);
   }

@@ -2,16 +2,16 @@
  * The files a script wrote to out/ in its workdir, returned as `files`: plain names (the top level
  * of out/ only), regular files only (a symlink is listed as skipped, never followed), at most
  * maxCount files and maxBytes bytes per run (before base64). What does not fit is listed with
- * `truncated`, so the caller knows it exists.
+ * `truncated`, so the caller knows it exists. out/ is read as a stream and at most maxEntries
+ * entries are looked at; a name that is not UTF-8 is reported in a note, never returned under
+ * another name.
  */
 import { createHash } from 'node:crypto';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import type { OutputFile } from '../../layers/contract/execute.ts';
-import { listDirectory, readRegularFile, type EntryKind } from './safe-read.ts';
-
-/** Entries of out/ listed at most; beyond this a note only counts them. */
-export const MAX_LISTED_FILES = 100;
+import type { PostRunBudget } from './post-run-budget.ts';
+import { entryPath, listDirectory, readRegularFile, type EntryKind } from './safe-read.ts';
 
 const MIME_TYPES: Readonly<Record<string, string>> = {
   '.csv': 'text/csv',
@@ -51,13 +51,24 @@ export interface CollectedFiles {
   readonly truncated: boolean;
 }
 
-export async function collectOutFiles(root: string, dir: string, caps: ServiceConfig['files']): Promise<CollectedFiles> {
-  const entries = (await listDirectory(root, dir)) ?? [];
+export async function collectOutFiles(
+  root: string,
+  dir: string,
+  caps: ServiceConfig['files'],
+  budget?: PostRunBudget,
+): Promise<CollectedFiles> {
+  const listing = (await listDirectory(root, dir, caps.maxEntries)) ?? { entries: [], more: false };
   const files: OutputFile[] = [];
   let returned = 0;
   let bytes = 0;
   let overCap = 0;
-  for (const entry of entries.slice(0, MAX_LISTED_FILES)) {
+  let badNames = 0;
+  let unread = 0;
+  for (const entry of listing.entries) {
+    if (!entry.validName) {
+      badNames += 1;
+      continue;
+    }
     const mimeType = mimeTypeOf(entry.name);
     if (entry.kind !== 'file') {
       files.push({ name: entry.name, mimeType, skipped: SKIPPED[entry.kind] });
@@ -68,7 +79,13 @@ export async function collectOutFiles(root: string, dir: string, caps: ServiceCo
       overCap += 1;
       continue;
     }
-    const data = await readRegularFile(join(dir, entry.name), caps.maxBytes - bytes);
+    if (budget?.expired()) {
+      budget.stop('out/ files');
+      files.push({ name: entry.name, mimeType, bytes: entry.bytes, truncated: true });
+      unread += 1;
+      continue;
+    }
+    const data = await readRegularFile(entryPath(dir, entry), caps.maxBytes - bytes);
     if (data === undefined) {
       files.push({ name: entry.name, mimeType, skipped: 'unreadable' });
       continue;
@@ -85,7 +102,7 @@ export async function collectOutFiles(root: string, dir: string, caps: ServiceCo
         `${caps.maxBytes} bytes per run (GET /health limits.maxFiles, limits.maxFilesBytes)`,
     );
   }
-  const unlisted = entries.length - MAX_LISTED_FILES;
-  if (unlisted > 0) notes.push(`${unlisted} more entries in out/ were not listed (at most ${MAX_LISTED_FILES} are)`);
-  return { files, notes, truncated: overCap > 0 || unlisted > 0 };
+  if (badNames > 0) notes.push(`${badNames} entry(ies) in out/ have a name that is not valid UTF-8 and were not returned; use UTF-8 file names`);
+  if (listing.more) notes.push(`out/ holds more than ${caps.maxEntries} entries; only the first ${caps.maxEntries} were looked at (GET /health limits.maxOutEntries)`);
+  return { files, notes, truncated: overCap > 0 || unread > 0 || badNames > 0 || listing.more };
 }

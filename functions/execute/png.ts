@@ -50,10 +50,12 @@ export function decodePng(buf: Buffer): DecodedPng | undefined {
 /**
  * Every pixel the same colour (a page opened but never drawn on), or undefined when `buf` does
  * not decode. Rows are unfiltered one at a time and the look stops at the first pixel that
- * differs: a drawn page usually shows it within its first rows.
+ * differs: a drawn page usually shows it within its first rows. With `expected`, a header of any
+ * other size does not decode: the inflated size is then bounded by the caller's dimensions, never
+ * by what the file claims (a 1 MB file can claim a gigabyte of pixels).
  */
-export function isBlankPng(buf: Buffer): boolean | undefined {
-  const image = open(buf);
+export function isBlankPng(buf: Buffer, expected?: { readonly width: number; readonly height: number }): boolean | undefined {
+  const image = open(buf, expected);
   if (!image) return undefined;
   const { header, channels, raw, stride } = image;
   // Two rows: the one being unfiltered and the one above it, which the filters read.
@@ -83,10 +85,11 @@ interface OpenedPng {
   readonly raw: Buffer;
 }
 
-function open(buf: Buffer): OpenedPng | undefined {
+function open(buf: Buffer, expected?: { readonly width: number; readonly height: number }): OpenedPng | undefined {
   const header = pngHeader(buf);
   const channels = header ? CHANNELS[header.colorType] : undefined;
   if (!header || channels === undefined || header.bitDepth !== 8 || header.interlaced) return undefined;
+  if (expected && (header.width !== expected.width || header.height !== expected.height)) return undefined;
   const idat: Buffer[] = [];
   let ended = false;
   for (let at = 8; at + 8 <= buf.length; ) {

@@ -4,11 +4,12 @@
  * a failure (`errorType`, `retryable`), and what the run left (plots, files, notes). New response
  * fields are mapped here from the outcome and the envelope.
  */
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ErrorType, ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../layers/contract/validation.ts';
-import { capText, capWarnings, type CapturedOutput } from './caps.ts';
+import { capText, type CapturedOutput } from './caps.ts';
+import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
 import type { Artifacts, ExecuteOutcome } from './outcome.ts';
+import { fitResponse } from './response-size.ts';
 
 /** The fields every response carries, decided by the handler when it answers. */
 export type ResponseBase = Pick<ExecuteResponse, 'durationMs' | 'rVersion' | 'timestamp'>;
@@ -16,7 +17,7 @@ export type ResponseBase = Pick<ExecuteResponse, 'durationMs' | 'rVersion' | 'ti
 export interface ResponseLimits {
   readonly timeoutSeconds: number;
   readonly killGraceSeconds: number;
-  readonly caps: Pick<ServiceConfig['caps'], 'errorBytes' | 'warnings' | 'warningBytes'>;
+  readonly caps: ResponseCaps;
 }
 
 /** The TypeScript validator refused the script: R never started. */
@@ -24,7 +25,15 @@ export function rejectedResponse(validation: ValidationResult, base: ResponseBas
   return { status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'), validation, ...base };
 }
 
+/**
+ * The response for an outcome, every field within its published cap and the whole within
+ * caps.responseBytes, whatever the envelope held. `base.rVersion` is the service's, never a run's.
+ */
 export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+  return fitResponse(uncheckedResponse(outcome, limits, base), limits.caps.responseBytes);
+}
+
+function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
   if (outcome.kind === 'not-staged') {
     return {
       status: 'error', consoleOutput: '', error: `${outcome.message}; the script was not run`, warnings: [], timedOut: false,
@@ -39,7 +48,7 @@ export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits,
     const error = backstopMessage(outcome.afterMs, outcome.byRemainingTime, limits);
     return finish(
       { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
-      ranFields(output, artifacts, []),
+      ranFields(output, artifacts, [], limits.caps),
       truncated,
     );
   }
@@ -54,47 +63,38 @@ export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits,
         status: 'error', consoleOutput: output.consoleOutput, error: error.value, warnings: [], timedOut: false,
         ...failedBy('interpreter'), ...fromOutput, ...base,
       },
-      ranFields(output, artifacts, []),
+      ranFields(output, artifacts, [], limits.caps),
       truncated || error.truncated,
     );
   }
 
-  const { envelope } = outcome;
-  if (envelope.status === 'rejected') {
+  const capped = capEnvelope(outcome.envelope, limits.caps);
+  if (outcome.envelope.status === 'rejected') {
     return {
       status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'),
-      validation: { valid: false, errors: envelope.validation ?? [], lint: [], durationMs: 0 },
-      ...base, rVersion: envelope.rVersion,
+      validation: { valid: false, errors: capped.validation, lint: [], durationMs: 0 },
+      ...base,
     };
   }
-  const error = envelope.error === null ? { value: null, truncated: false } : capText(envelope.error, limits.caps.errorBytes);
-  const warnings = capWarnings(envelope.warnings, limits.caps.warnings, limits.caps.warningBytes);
-  const messagesDropped = envelope.messagesDropped ?? 0;
-  const notes = [
-    ...(envelope.notes ?? []),
-    ...(messagesDropped > 0 ? [`${messagesDropped} more message(s) are only in consoleOutput (GET /health limits.maxMessages, limits.maxMessageBytes)`] : []),
-  ];
-  const valueCut = envelope.value?.kind === 'printed' && envelope.value.truncated === true;
+  const { envelope } = outcome;
   return finish({
     status: envelope.status,
     consoleOutput: output.consoleOutput,
-    error: error.value,
-    warnings: warnings.value,
+    error: capped.error,
+    warnings: capped.warnings,
     timedOut: envelope.timedOut,
     ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
-    ...(envelope.errorDetails ? { errorDetails: envelope.errorDetails } : {}),
-    warningDetails: (envelope.warningDetails ?? []).slice(0, warnings.value.length),
-    messages: envelope.messages ?? [],
-    ...(envelope.value ? { value: envelope.value } : {}),
+    ...(capped.errorDetails ? { errorDetails: capped.errorDetails } : {}),
+    warningDetails: capped.warningDetails,
+    messages: capped.messages,
+    ...(capped.value ? { value: capped.value } : {}),
     ...fromOutput,
     ...base,
-    rVersion: envelope.rVersion,
   },
-  ranFields(output, artifacts, notes),
-  truncated || error.truncated || warnings.truncated || (envelope.warningsDropped ?? 0) > 0 || messagesDropped > 0 || valueCut);
+  ranFields(output, artifacts, capped.notes, limits.caps),
+  truncated || capped.truncated);
 }
 
-/** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
 /**
  * The capsule is required but a run that reached the script does not report it armed: whatever
  * the run produced is withheld, and the failure is the service's.
@@ -106,19 +106,20 @@ export function unarmedResponse(report: string, base: ResponseBase): ExecuteResp
   };
 }
 
+/** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
 function failedBy(errorType: ErrorType): Pick<ExecuteResponse, 'errorType' | 'retryable'> {
   return { errorType, retryable: errorType === 'execution' };
 }
 
 /** What every run that started R returns: the console's size, plots, files and notes. */
-function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly string[]): Partial<ExecuteResponse> {
+function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly string[], caps: ResponseCaps): Partial<ExecuteResponse> {
   return {
     consoleOutputBytes: output.bytes ?? Buffer.byteLength(output.consoleOutput),
     consoleOutputOmittedBytes: output.omittedBytes ?? 0,
     plots: [...artifacts.plots],
     plotsOmitted: artifacts.plotsOmitted,
     files: [...artifacts.files],
-    notes: [...notes, ...artifacts.notes],
+    notes: capNotes([...notes, ...artifacts.notes], caps).value,
   };
 }
 

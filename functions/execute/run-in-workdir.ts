@@ -14,6 +14,7 @@ import { ConsoleCapture } from './caps.ts';
 import { buildChildEnv } from './child-env.ts';
 import { DataframeStagingError, stageDataframes, type SourceAccess } from './dataframes.ts';
 import { readEnvelope } from './envelope.ts';
+import { PostRunBudget } from './post-run-budget.ts';
 import type { ExecuteOutcome } from './outcome.ts';
 import { resolvePlotSettings } from './plot-settings.ts';
 import type { GroupKillReport } from './process-group.ts';
@@ -21,10 +22,8 @@ import { runScript } from './run-script.ts';
 import type { RuntimePaths } from './runtime-paths.ts';
 import type { ActiveSandbox } from './sandbox.ts';
 import { rscriptCommand } from './spawn-rscript.ts';
-import { writeInputs, type WorkdirLayout } from './workdir.ts';
+import { runnerCaps, writeInputs, type WorkdirLayout } from './workdir.ts';
 
-/** The runner's result file; its fields are capped again later, this only bounds the read. */
-const ENVELOPE_MAX_BYTES = 16 * 1024 * 1024;
 /** Fetching the dataframes never takes longer than this, nor past the invocation's remaining time. */
 const MAX_STAGING_MS = 60_000;
 
@@ -46,6 +45,8 @@ export interface RunResult {
   /** Set once an Rscript was spawned. */
   readonly pid?: number | undefined;
   readonly group?: GroupKillReport | undefined;
+  /** Started when R ended; the handler's cleanup runs under the same one. */
+  readonly budget?: PostRunBudget | undefined;
 }
 
 export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, setup: RunSetup): Promise<RunResult> {
@@ -61,14 +62,13 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
 
   const nonce = randomBytes(32).toString('hex');
   const plots = resolvePlotSettings(event.plots, config.plots);
-  const { errorBytes, warnings, warningBytes, messages, messageBytes, valueBytes, callBytes, tracebackFrames } = config.caps;
   await writeInputs(layout, event.script, {
     timeoutSeconds: event.timeoutSeconds,
-    allowedPackages: setup.allowedPackages,
+    allowedPackages: [...setup.allowedPackages],
     treeSitterSymbols: treeSitterSymbols(setup.parser, event.script) ?? null,
     variables: event.variables,
     dataframes: staged,
-    caps: { errorBytes, warnings, warningBytes, messages, messageBytes, valueBytes, callBytes, tracebackFrames },
+    caps: runnerCaps(config.caps),
     plots,
     ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context) }),
     ...(paths.containment.testEscapedRunner ? { testEscaped: true } : {}),
@@ -86,15 +86,17 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     capsule: paths.containment.capsule,
   });
   const run = await runScript(command, layout, env, nonce, capture, deadlineMs);
-  const processes = { pid: run.pid, group: run.group };
+  const budget = PostRunBudget.after(setup.remainingMs, config.postRun);
+  const processes = { pid: run.pid, group: run.group, budget };
 
   const output = capture.snapshot();
   // Whatever happened, the pages drawn and files written so far go back: they help fix the script.
-  const artifacts = await collectArtifacts(layout, plots, config);
   if (run.killedAfterMs !== undefined) {
+    const artifacts = await collectArtifacts(layout, plots, config, undefined, budget);
     return { ...processes, outcome: { kind: 'killed', afterMs: run.killedAfterMs, byRemainingTime: deadlineMs < backstopMs, output, artifacts } };
   }
-  const read = await readEnvelope(layout.envelope, nonce, ENVELOPE_MAX_BYTES);
+  const read = await readEnvelope(layout.envelope, nonce);
+  const artifacts = await collectArtifacts(layout, plots, config, read.ok ? (read.envelope.plotPages ?? []) : undefined, budget);
   if (!read.ok) {
     const { exitCode, signal, stderrTail } = run;
     return { ...processes, outcome: { kind: 'no-envelope', reason: read.reason, exitCode, signal, stderrTail, output, artifacts } };

@@ -3,6 +3,7 @@
  * --vanilla runner.R RULES WORKDIR`, detached (its own process group and session), with the
  * allow-listed environment, the nonce written to stdin and stdin closed.
  */
+import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { execa } from 'execa';
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
@@ -40,13 +41,30 @@ export function rscriptCommand(
   return { file: file!, args };
 }
 
+/** The OOM killer's highest preference: when memory runs out, R goes, never the handler. */
+export const R_OOM_SCORE_ADJ = 1000;
+
+/**
+ * Makes `pid` the OOM killer's first choice. Raising a score needs no privilege (only lowering one
+ * does), and what R forks later inherits it. Where /proc does not allow it, nothing changes.
+ */
+export function preferForOomKill(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    writeFileSync(`/proc/${pid}/oom_score_adj`, String(R_OOM_SCORE_ADJ));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function spawnRscript(
   command: { file: string; args: string[] },
   layout: WorkdirLayout,
   env: Record<string, string>,
   nonce: string,
 ) {
-  return execa(command.file, command.args, {
+  const child = execa(command.file, command.args, {
     cwd: layout.root,
     env,
     extendEnv: false,
@@ -57,4 +75,7 @@ export function spawnRscript(
     stderr: 'pipe',
     input: `${nonce}\n`,
   });
+  // At once, before R has allocated anything worth killing the handler for.
+  preferForOomKill(child.pid);
+  return child;
 }

@@ -5,8 +5,9 @@
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { forceRemove } from './hygiene.ts';
-import type { PlotSettings } from './plot-settings.ts';
+import type { ServiceConfig } from '../../layers/config/service-config.ts';
+import { RUNNER_CAP_KEYS, RUNNER_FILES, RunnerInputSchema, type RunnerCaps, type RunnerInput } from '../../layers/contract/runner.ts';
+import { removeTree, type RemoveOutcome } from './bounded-remove.ts';
 
 export interface WorkdirLayout {
   readonly root: string;
@@ -26,48 +27,30 @@ export interface WorkdirLayout {
   readonly emptyFile: string;
 }
 
-/** What the runner reads from input.json (the shape r-image/runner/runner.R expects). */
-export interface RunnerInput {
-  readonly timeoutSeconds: number;
-  readonly allowedPackages: readonly string[];
-  /** null when tree-sitter found a syntax error. */
-  readonly treeSitterSymbols: readonly string[] | null;
-  readonly variables: readonly { readonly name: string; readonly value: unknown }[];
-  readonly dataframes: readonly { readonly name: string; readonly file: string }[];
-  readonly caps: {
-    readonly errorBytes: number;
-    readonly warnings: number;
-    readonly warningBytes: number;
-    readonly messages: number;
-    readonly messageBytes: number;
-    readonly valueBytes: number;
-    readonly callBytes: number;
-    readonly tracebackFrames: number;
-  };
-  /** The plot device's settings; null: no capture (R's default device). */
-  readonly plots: PlotSettings | null;
-  /** The request's context as JSON text, bound in R as `.context`; absent: no binding. */
-  readonly contextJson?: string;
-  /** Test-only (JUBE_R_TEST_ESCAPED_RUNNER): evaluate without the R layer, as an escaped script would. */
-  readonly testEscaped?: boolean;
+export type { RunnerInput };
+
+/** The caps the runner applies itself, picked from the configuration. */
+export function runnerCaps(caps: ServiceConfig['caps']): RunnerCaps {
+  return Object.fromEntries(RUNNER_CAP_KEYS.map((key) => [key, caps[key]])) as unknown as RunnerCaps;
 }
 
 export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {
   // The temp root may have been wiped after the previous run (JUBE_R_WIPE_AFTER_RUN).
   await mkdir(tmpRoot, { recursive: true, mode: 0o700 });
   const root = await mkdtemp(join(tmpRoot, 'jube-r-'));
+  const f = RUNNER_FILES;
   const layout: WorkdirLayout = {
     root,
-    script: join(root, 'script.R'),
-    input: join(root, 'input.json'),
-    envelope: join(root, 'envelope.json'),
-    dataDir: join(root, 'data'),
-    outDir: join(root, 'out'),
-    plotDir: join(root, '.jube', 'plots'),
-    home: join(root, 'home'),
-    tmp: join(root, 'tmp'),
-    noLibrary: join(root, 'no-user-library'),
-    emptyFile: join(root, 'empty'),
+    script: join(root, f.script),
+    input: join(root, f.input),
+    envelope: join(root, f.envelope),
+    dataDir: join(root, f.dataDir),
+    outDir: join(root, f.outDir),
+    plotDir: join(root, f.plotDir),
+    home: join(root, f.home),
+    tmp: join(root, f.tmp),
+    noLibrary: join(root, f.noLibrary),
+    emptyFile: join(root, f.emptyFile),
   };
   try {
     // mkdtemp already creates 0700; the subdirectories follow suit.
@@ -80,20 +63,25 @@ export async function createWorkdir(tmpRoot: string): Promise<WorkdirLayout> {
       writeFile(layout.emptyFile, '', { mode: 0o600 }),
     ]);
   } catch (error) {
-    await removeWorkdir(layout);
+    await removeWorkdir(layout, Date.now() + 5_000);
     throw error;
   }
   return layout;
 }
 
+/** Writes the script and input.json; the input is checked against the seam's schema first. */
 export async function writeInputs(layout: WorkdirLayout, script: string, input: RunnerInput): Promise<void> {
+  const checked = RunnerInputSchema.parse(input);
   await Promise.all([
     writeFile(layout.script, script, { mode: 0o600 }),
-    writeFile(layout.input, JSON.stringify(input), { mode: 0o600 }),
+    writeFile(layout.input, JSON.stringify(checked), { mode: 0o600 }),
   ]);
 }
 
-/** Whether the workdir is gone (a script may have made parts of it unwritable to its owner). */
-export function removeWorkdir(layout: WorkdirLayout): Promise<boolean> {
-  return forceRemove(layout.root);
+/**
+ * Removes the workdir before `deadline` (epoch ms), streaming its directories (bounded-remove.ts):
+ * 'deadline' leaves part of it, for the next start-of-run hygiene to finish.
+ */
+export function removeWorkdir(layout: WorkdirLayout, deadline: number): Promise<RemoveOutcome> {
+  return removeTree(layout.root, deadline);
 }

@@ -34,6 +34,20 @@ const ENV_SCHEMA = {
   /** errorDetails/warningDetails: a deparsed call is cut here; the traceback keeps this many frames. */
   JUBE_R_MAX_CALL_BYTES: int(64, 16 * 1024).default(512),
   JUBE_R_MAX_TRACEBACK_FRAMES: int(1, 100).default(10),
+  /** `notes`: how many, and the bytes of each; `validation.errors` from R's re-validation: how many. */
+  JUBE_R_MAX_NOTES: int(1, 100).default(20),
+  JUBE_R_MAX_NOTE_BYTES: int(64, 16 * 1024).default(1024),
+  JUBE_R_MAX_VALIDATION_ERRORS: int(1, 1000).default(50),
+  /** The whole serialized response, whatever the caps above add up to; Lambda refuses more than 6 MB. */
+  JUBE_R_MAX_RESPONSE_BYTES: int(64 * 1024, 5_900_000).default(5_500_000),
+  /** Entries of out/ looked at (listed) per run; beyond this the listing stops. */
+  JUBE_R_MAX_OUT_ENTRIES: int(1, 10_000).default(100),
+  /**
+   * Everything the handler does after R ends (envelope, plots, out/, removal, wipe): at most this
+   * long, and never past the invocation's remaining time less JUBE_R_POST_RUN_RESERVE_MS.
+   */
+  JUBE_R_POST_RUN_MAX_MS: int(100, 600_000).default(5_000),
+  JUBE_R_POST_RUN_RESERVE_MS: int(50, 60_000).default(500),
   /** Plots: pages returned per run and their total size (before base64, which adds a third). */
   JUBE_R_MAX_PLOTS: int(0, 100).default(10),
   JUBE_R_MAX_PLOTS_BYTES: int(0, 4 * 1024 * 1024).default(1024 * 1024),
@@ -93,7 +107,13 @@ export interface ServiceConfig {
     readonly valueBytes: number;
     readonly callBytes: number;
     readonly tracebackFrames: number;
+    readonly notes: number;
+    readonly noteBytes: number;
+    readonly validationErrors: number;
+    readonly responseBytes: number;
   };
+  /** The post-run budget (functions/execute/post-run-budget.ts). */
+  readonly postRun: { readonly maxMs: number; readonly reserveMs: number };
   /** Plot capture: the caps per run and the page defaults a request may override within PLOT_LIMITS. */
   readonly plots: {
     readonly maxCount: number;
@@ -103,7 +123,7 @@ export interface ServiceConfig {
     readonly dpi: number;
   };
   /** Files returned from out/. */
-  readonly files: { readonly maxCount: number; readonly maxBytes: number };
+  readonly files: { readonly maxCount: number; readonly maxBytes: number; readonly maxEntries: number };
   readonly rlimits: {
     readonly addressSpaceBytes: number;
     readonly fileSizeBytes: number;
@@ -181,7 +201,12 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       valueBytes: e.JUBE_R_MAX_VALUE_BYTES,
       callBytes: e.JUBE_R_MAX_CALL_BYTES,
       tracebackFrames: e.JUBE_R_MAX_TRACEBACK_FRAMES,
+      notes: e.JUBE_R_MAX_NOTES,
+      noteBytes: e.JUBE_R_MAX_NOTE_BYTES,
+      validationErrors: e.JUBE_R_MAX_VALIDATION_ERRORS,
+      responseBytes: e.JUBE_R_MAX_RESPONSE_BYTES,
     },
+    postRun: { maxMs: e.JUBE_R_POST_RUN_MAX_MS, reserveMs: e.JUBE_R_POST_RUN_RESERVE_MS },
     plots: {
       maxCount: e.JUBE_R_MAX_PLOTS,
       maxBytes: e.JUBE_R_MAX_PLOTS_BYTES,
@@ -189,7 +214,7 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       height: e.JUBE_R_PLOT_HEIGHT_PX,
       dpi: e.JUBE_R_PLOT_DPI,
     },
-    files: { maxCount: e.JUBE_R_MAX_FILES, maxBytes: e.JUBE_R_MAX_FILES_BYTES },
+    files: { maxCount: e.JUBE_R_MAX_FILES, maxBytes: e.JUBE_R_MAX_FILES_BYTES, maxEntries: e.JUBE_R_MAX_OUT_ENTRIES },
     rlimits: {
       addressSpaceBytes: e.JUBE_R_RLIMIT_AS_BYTES,
       fileSizeBytes: e.JUBE_R_RLIMIT_FSIZE_BYTES,

@@ -5,6 +5,7 @@
  */
 import type { ServiceConfig } from '../config/service-config.ts';
 import type { SandboxStatus } from './api.ts';
+import { parseCapsuleReport } from './runner.ts';
 
 /** What every execute handler does, wherever it runs. */
 export const EXECUTE_HANDLER_LAYERS = [
@@ -42,11 +43,11 @@ export const HYGIENE_LAYERS = {
  * reported off or unavailable is absent.
  */
 export function capsuleLayers(report: string): string[] {
-  const fields = new Map(report.trim().split(/\s+/).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)]));
+  const parsed = parseCapsuleReport(report)!;
   const layers: string[] = [];
-  if (fields.get('preload') === 'armed') layers.push(CAPSULE_LAYERS.preload);
-  if (/^abi\d+$/.test(fields.get('landlock') ?? '')) layers.push(CAPSULE_LAYERS.landlock);
-  if (fields.get('seccomp') === 'active') layers.push(CAPSULE_LAYERS.seccomp);
+  if (parsed.armed) layers.push(CAPSULE_LAYERS.preload);
+  if (parsed.landlockAbi !== undefined) layers.push(CAPSULE_LAYERS.landlock);
+  if (parsed.seccomp) layers.push(CAPSULE_LAYERS.seccomp);
   return layers;
 }
 

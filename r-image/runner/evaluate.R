@@ -107,6 +107,7 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   )
   set_time_limit()
   close_plot_capture()
+  plot_pages <- if (identical(plot_capture, "on")) tryCatch(recorded_plot_pages(workdir, input$plots), error = function(e) list())
   if (startsWith(plot_capture, "failed")) {
     add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
   }
@@ -115,7 +116,8 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   c(
     outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
     if (!is.null(value)) list(value = value),
-    list(notes = as.list(notes), plotCapture = plot_capture, sandbox = sandbox)
+    list(notes = as.list(notes), plotCapture = plot_capture, sandbox = sandbox),
+    if (!is.null(plot_pages)) list(plotPages = plot_pages)
   )
 }
 

@@ -1,6 +1,6 @@
 # One invocation: Rscript --vanilla runner.R RULES_FILE WORKDIR, the nonce on stdin (one line).
-# WORKDIR holds script.R and input.json (written by the execute handler); this writes
-# WORKDIR/envelope.json. stdout is only console text.
+# WORKDIR holds the script and input.json (written by the execute handler; their names are in
+# seam.json); this writes the envelope there. stdout is only console text.
 
 from_json <- get("fromJSON", envir = asNamespace("jsonlite"))
 
@@ -15,14 +15,14 @@ read_nonce <- function() {
 main <- function(args) {
   rules_file <- args[[1L]]
   workdir <- args[[2L]]
-  envelope_path <- file.path(workdir, "envelope.json")
+  envelope_path <- workdir_file(workdir, "envelope")
   header <- envelope_header(read_nonce(), paste(R.version$major, R.version$minor, sep = "."))
   # simplifyVector = FALSE: jsonlite's simplification costs ~40 ms of start-up on every run.
   rules <- from_json(rules_file, simplifyVector = FALSE)
-  input <- from_json(file.path(workdir, "input.json"), simplifyVector = FALSE)
+  input <- check_input(from_json(workdir_file(workdir, "input"), simplifyVector = FALSE))
   policy <- compile_policy(rules, input$allowedPackages)
 
-  script_path <- file.path(workdir, "script.R")
+  script_path <- workdir_file(workdir, "script")
   checked <- if (isTRUE(input$testEscaped)) {
     list(exprs = parse(script_path, keep.source = TRUE, encoding = "UTF-8"), errors = list())
   } else {

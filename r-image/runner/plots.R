@@ -16,7 +16,25 @@ graphics_off <- grDevices::graphics.off
 # Made in base's environment: nothing of the runner is reachable from it.
 null_device <- local(function(...) grDevices::pdf(NULL), baseenv())
 
-plot_directory <- function(workdir) file.path(workdir, ".jube", "plots")
+plot_directory <- function(workdir) workdir_file(workdir, "plotDir")
+
+# The pages the runner's devices wrote, once every device is closed: the envelope carries them
+# (name and size), and the handler reads back only these, at these sizes. Only devices the
+# runner opened count (d001 up to the last it opened); NULL when capture was not on.
+recorded_plot_pages <- function(workdir, settings) {
+  if (is.null(settings)) return(NULL)
+  dir <- plot_directory(workdir)
+  opened <- tryCatch(get("opened", envir = capture_state$env, inherits = FALSE), error = function(e) 0L)
+  names <- list.files(dir, pattern = seam$plotPagePattern, all.files = TRUE, no.. = TRUE)
+  names <- names[endsWith(names, paste0(".", plot_devices[[settings$format]]$ext))]
+  names <- names[as.integer(substr(names, 2L, 4L)) <= opened]
+  sizes <- file.info(file.path(dir, names), extra_cols = FALSE)$size
+  keep <- !is.na(sizes)
+  lapply(which(keep), function(i) list(name = names[[i]], bytes = sizes[[i]]))
+}
+
+# Where open_plot_capture keeps its opener's state, for recorded_plot_pages.
+capture_state <- new.env(parent = emptyenv())
 
 # The function options(device) holds. Its environment holds only what it needs (parent: base), so
 # a script that reaches it through getOption("device") reaches nothing of the runner.
@@ -47,7 +65,9 @@ open_plot_capture <- function(settings, workdir) {
     dir <- plot_directory(workdir)
     dir.create(dir, recursive = TRUE, showWarnings = FALSE, mode = "0700")
     device <- get(spec$fun, envir = asNamespace(spec$package))
-    options(device = plot_opener(device, settings, dir, spec$ext))
+    opener <- plot_opener(device, settings, dir, spec$ext)
+    capture_state$env <- environment(opener)
+    options(device = opener)
     "on"
   }, error = function(e) paste("failed:", conditionMessage(e)))
 }

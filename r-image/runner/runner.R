@@ -13,8 +13,10 @@ local({
   if (length(file_arg) != 1L) stop("jube-r runner: run me with Rscript runner.R")
   here <- dirname(normalizePath(sub("^--file=", "", file_arg)))
   runner <- new.env(parent = baseenv())
+  # seam.R reads seam.json from here.
+  runner$runner_dir <- here
   parts <- c(
-    "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "literal-calls.R", "saved-options.R",
+    "seam.R", "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "literal-calls.R", "saved-options.R",
     "revalidate-packages.R", "revalidate.R", "mask.R", "safe-calls.R", "guards-env.R", "guards-frames.R",
     "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "inputs.R", "conditions.R", "plots.R", "value.R",
     "evaluate.R", "main.R"

@@ -1,6 +1,7 @@
 /** GET /health: liveness plus the live rules, limits and sandbox layers of this deployment. */
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { CONTEXT_MAX_DEPTH, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
+import { ENVELOPE_LIMITS } from '../../../layers/contract/runner.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
 import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
@@ -23,6 +24,15 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
     maxValueBytes: config.caps.valueBytes,
     maxCallBytes: config.caps.callBytes,
     maxTracebackFrames: config.caps.tracebackFrames,
+    maxNotes: config.caps.notes,
+    maxNoteBytes: config.caps.noteBytes,
+    maxValidationErrors: config.caps.validationErrors,
+    maxResponseBytes: config.caps.responseBytes,
+    maxOutEntries: config.files.maxEntries,
+    postRunMaxMs: config.postRun.maxMs,
+    postRunReserveMs: config.postRun.reserveMs,
+    maxEnvelopeBytes: ENVELOPE_LIMITS.maxBytes,
+    maxEnvelopeDepth: ENVELOPE_LIMITS.maxDepth,
     maxPlots: config.plots.maxCount,
     maxPlotsBytes: config.plots.maxBytes,
     plotWidthDefault: config.plots.width,

@@ -18,6 +18,7 @@ runner_parts <- function() {
 # A fresh runner environment (parent package:base), as runner.R builds it, without calling main().
 load_runner <- function() {
   runner <- new.env(parent = baseenv())
+  runner$runner_dir <- runner_dir
   for (part in runner_parts()) {
     for (expr in parse(file.path(runner_dir, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)
   }

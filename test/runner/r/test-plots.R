@@ -12,7 +12,8 @@ with_capture <- function(settings, draw) {
   draw()
   runner$close_plot_capture()
   dir <- runner$plot_directory(workdir)
-  list(state = state, files = if (dir.exists(dir)) list.files(dir) else character(), dir = dir)
+  pages <- runner$recorded_plot_pages(workdir, settings)
+  list(state = state, files = if (dir.exists(dir)) list.files(dir) else character(), dir = dir, pages = pages)
 }
 
 case("no settings, no capture: R's own default device stays", {
@@ -34,6 +35,18 @@ case("each page is one PNG file of the requested size, in drawing order", {
   size <- c(sum(as.integer(header[17:20]) * 256^(3:0)), sum(as.integer(header[21:24]) * 256^(3:0)))
   expect_identical(size, c(320, 200))
 })
+case("the runner records its pages with their sizes; a file named like a page of a device it never opened is not recorded", {
+  out <- with_capture(png_settings, function() {
+    plot(1:3)
+  })
+  expect_identical(vapply(out$pages, function(p) p$name, ""), "d001-p00001.png")
+  expect_identical(out$pages[[1L]]$bytes, file.size(file.path(out$dir, "d001-p00001.png")))
+  writeBin(as.raw(1:10), file.path(out$dir, "d009-p00001.png"))
+  writeBin(as.raw(1:10), file.path(out$dir, "notes.txt"))
+  again <- runner$recorded_plot_pages(dirname(dirname(out$dir)), png_settings)
+  expect_identical(vapply(again, function(p) p$name, ""), "d001-p00001.png")
+})
+case("no capture, no record", expect_identical(runner$recorded_plot_pages(tempdir(), NULL), NULL))
 case("a script that closes the device and draws again gets a fresh one", {
   out <- with_capture(png_settings, function() {
     plot(1:3)

@@ -9,7 +9,7 @@ describe('result caps', () => {
   it('defaults: plots sized for a model, caps well under the response limit', () => {
     const config = readServiceConfig({});
     expect(config.plots).toEqual({ maxCount: 10, maxBytes: 1024 * 1024, width: 768, height: 576, dpi: 96 });
-    expect(config.files).toEqual({ maxCount: 10, maxBytes: 512 * 1024 });
+    expect(config.files).toEqual({ maxCount: 10, maxBytes: 512 * 1024, maxEntries: 100 });
     expect(config.caps).toMatchObject({ messages: 100, messageBytes: 64 * 1024, valueBytes: 256 * 1024, callBytes: 512, tracebackFrames: 10 });
   });
 
@@ -24,7 +24,8 @@ describe('result caps', () => {
       caps.messageBytes + caps.messages * 4 +
       caps.valueBytes +
       base64(plots.maxBytes) + plots.maxCount * 100 +
-      base64(files.maxBytes) + 100 * 300; // files, and the listing of up to 100 entries
+      base64(files.maxBytes) + files.maxEntries * 300 + // files, and the listing of out/
+      caps.notes * caps.noteBytes;
     expect(worst).toBeLessThan(0.8 * LAMBDA_RESPONSE_BYTES);
   });
 
@@ -37,6 +38,10 @@ describe('result caps', () => {
     ['JUBE_R_MAX_FILES_BYTES', String(4 * 1024 * 1024), String(4 * 1024 * 1024 + 1)],
     ['JUBE_R_MAX_TRACEBACK_FRAMES', '1', '0'],
     ['JUBE_R_MAX_CALL_BYTES', '64', '63'],
+    ['JUBE_R_MAX_RESPONSE_BYTES', '5900000', '5900001'],
+    ['JUBE_R_MAX_OUT_ENTRIES', '10000', '10001'],
+    ['JUBE_R_MAX_NOTES', '1', '0'],
+    ['JUBE_R_POST_RUN_MAX_MS', '100', '99'],
   ])('%s accepts %s and refuses %s, naming the key', (key, edge, beyond) => {
     expect(() => readServiceConfig({ [key]: edge })).not.toThrow();
     expect(() => readServiceConfig({ [key]: beyond })).toThrow(ConfigError);

@@ -91,3 +91,14 @@ describe('caps', () => {
     expect(capWarnings(['a'], 10, 6)).toEqual({ value: ['a'], truncated: false });
   });
 });
+
+describe('the structured result\'s nesting', () => {
+  it('is bounded before parsing: 64 levels pass, 65 and a million are dropped with a warning', () => {
+    const nested = (n: number) => `${RESULT_START}${'['.repeat(n)}${']'.repeat(n)}${RESULT_END}`;
+    expect(feed(new ConsoleCapture(1 << 20, 4 << 20), nested(64), 7).result().kind).toBe('ok');
+    expect(feed(new ConsoleCapture(1 << 20, 4 << 20), nested(65), 7).result()).toEqual({
+      kind: 'invalid', warning: 'the structured result nests deeper than 64 levels and was dropped',
+    });
+    expect(feed(new ConsoleCapture(1 << 20, 4 << 20), nested(1_000_000), 4096).result().kind).toBe('invalid');
+  });
+});

@@ -7,6 +7,7 @@ import { readEnvelope } from '../../../functions/execute/envelope.ts';
 const dir = mkdtempSync(join(tmpdir(), 'jube-r-envelope-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const NONCE = 'a'.repeat(64);
+const bounds = { maxBytes: 1024, maxDepth: 64 };
 const good = { nonce: NONCE, rVersion: '4.2.2', status: 'ok', error: null, warnings: [], warningsDropped: 0, timedOut: false };
 const write = (name: string, text: string) => {
   const path = join(dir, name);
@@ -16,7 +17,7 @@ const write = (name: string, text: string) => {
 
 describe('readEnvelope', () => {
   it('accepts the runner\'s envelope carrying this run\'s nonce', async () => {
-    expect(await readEnvelope(write('ok.json', JSON.stringify(good)), NONCE, 1024)).toEqual({ ok: true, envelope: good });
+    expect(await readEnvelope(write('ok.json', JSON.stringify(good)), NONCE, bounds)).toEqual({ ok: true, envelope: good });
   });
 
   it.each([
@@ -27,14 +28,14 @@ describe('readEnvelope', () => {
     { name: 'not JSON', text: '{"status":', reason: /not JSON/ },
     { name: 'a file over the size limit', text: JSON.stringify({ ...good, error: 'x'.repeat(2000) }), reason: /larger than/ },
   ])('refuses $name', async ({ name, text, reason }) => {
-    const outcome = await readEnvelope(write(`${name}.json`, text), NONCE, 1024);
+    const outcome = await readEnvelope(write(`${name}.json`, text), NONCE, bounds);
     expect(outcome).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
   });
 
   it('refuses a missing file and a symlink', async () => {
-    expect(await readEnvelope(join(dir, 'missing.json'), NONCE, 1024)).toMatchObject({ ok: false, reason: 'no result file' });
+    expect(await readEnvelope(join(dir, 'missing.json'), NONCE, bounds)).toMatchObject({ ok: false, reason: 'no result file' });
     const link = join(dir, 'link.json');
     symlinkSync(write('target.json', JSON.stringify(good)), link);
-    expect(await readEnvelope(link, NONCE, 1024)).toMatchObject({ ok: false, reason: /not a regular file/ });
+    expect(await readEnvelope(link, NONCE, bounds)).toMatchObject({ ok: false, reason: /not a regular file/ });
   });
 });

@@ -8,12 +8,13 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectOutFiles, MAX_LISTED_FILES, mimeTypeOf } from '../../../functions/execute/out-files.ts';
+import { collectOutFiles, mimeTypeOf } from '../../../functions/execute/out-files.ts';
 import { listDirectory, readRegularFile } from '../../../functions/execute/safe-read.ts';
 
 let root: string;
 let out: string;
-const caps = { maxCount: 10, maxBytes: 1024 };
+const MAX_ENTRIES = 100;
+const caps = { maxCount: 10, maxBytes: 1024, maxEntries: MAX_ENTRIES };
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'jube-r-out-'));
@@ -66,22 +67,47 @@ describe('collectOutFiles', () => {
 
   it('holds the count and byte caps at their edges, listing what did not fit', async () => {
     for (const name of ['a', 'b', 'c']) writeFileSync(join(out, name), '12345');
-    const exact = await collectOutFiles(root, out, { maxCount: 3, maxBytes: 15 });
+    const exact = await collectOutFiles(root, out, { ...caps, maxCount: 3, maxBytes: 15 });
     expect(exact.files.every((file) => file.data !== undefined)).toBe(true);
     expect(exact.truncated).toBe(false);
-    const byCount = await collectOutFiles(root, out, { maxCount: 2, maxBytes: 15 });
+    const byCount = await collectOutFiles(root, out, { ...caps, maxCount: 2, maxBytes: 15 });
     expect(byCount.files[2]).toEqual({ name: 'c', mimeType: 'application/octet-stream', bytes: 5, truncated: true });
-    const byBytes = await collectOutFiles(root, out, { maxCount: 3, maxBytes: 14 });
+    const byBytes = await collectOutFiles(root, out, { ...caps, maxCount: 3, maxBytes: 14 });
     expect(byBytes.files[2]).toEqual({ name: 'c', mimeType: 'application/octet-stream', bytes: 5, truncated: true });
     expect(byBytes.truncated).toBe(true);
     expect(byBytes.notes[0]).toMatch(/^1 file\(s\) in out\/ were not returned/);
   });
 
-  it(`lists at most ${MAX_LISTED_FILES} entries and counts the rest`, async () => {
-    for (let i = 0; i < MAX_LISTED_FILES + 2; i += 1) writeFileSync(join(out, `f${String(i).padStart(3, '0')}`), '');
+  it('looks at exactly maxEntries entries; one more is noted as more, not counted', async () => {
+    for (let i = 0; i < MAX_ENTRIES; i += 1) writeFileSync(join(out, `f${String(i).padStart(3, '0')}`), '');
+    const exact = await collectOutFiles(root, out, caps);
+    expect(exact.files).toHaveLength(MAX_ENTRIES);
+    expect(exact.notes.some((n) => n.includes('more than'))).toBe(false);
+    writeFileSync(join(out, 'one-more'), '');
     const { files, notes, truncated } = await collectOutFiles(root, out, caps);
-    expect(files).toHaveLength(MAX_LISTED_FILES);
-    expect(notes).toContain(`2 more entries in out/ were not listed (at most ${MAX_LISTED_FILES} are)`);
+    expect(files).toHaveLength(MAX_ENTRIES);
+    expect(notes).toContain(`out/ holds more than ${MAX_ENTRIES} entries; only the first ${MAX_ENTRIES} were looked at (GET /health limits.maxOutEntries)`);
+    expect(truncated).toBe(true);
+  });
+
+  it('100,000 entries: the listing stops at the cap, fast, without the memory growing with them', { timeout: 120_000 }, async () => {
+    execFileSync('Rscript', ['--vanilla', '-e', `invisible(file.create(file.path("${out}", sprintf("f%06d", 1:100000))))`]);
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    const { files, truncated } = await collectOutFiles(root, out, caps);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(files).toHaveLength(MAX_ENTRIES);
+    expect(truncated).toBe(true);
+    expect(process.memoryUsage().rss - before).toBeLessThan(32 << 20);
+  });
+
+  it('a name that is not valid UTF-8 is reported as such, never mapped onto another file', async () => {
+    // "caf\xe9.txt" (latin-1) beside "caf\uFFFD.txt", which the lossy decoding of the first would be.
+    writeFileSync(Buffer.from(`${out}/caf\xe9.txt`, 'latin1'), 'latin-1 name');
+    writeFileSync(join(out, 'caf\uFFFD.txt'), 'the other file');
+    const { files, notes, truncated } = await collectOutFiles(root, out, caps);
+    expect(files.map((f) => [f.name, Buffer.from(f.data ?? '', 'base64').toString()])).toEqual([['caf\uFFFD.txt', 'the other file']]);
+    expect(notes).toContain('1 entry(ies) in out/ have a name that is not valid UTF-8 and were not returned; use UTF-8 file names');
     expect(truncated).toBe(true);
   });
 
@@ -99,7 +125,7 @@ describe('safe-read', () => {
     symlinkSync(join(root, 'real'), join(root, 'linked'));
     expect(await listDirectory(root, join(root, 'linked'))).toBeUndefined();
     expect(await listDirectory(root, join(root, '..'))).toBeUndefined();
-    expect(await listDirectory(root, join(root, 'real'))).toEqual([]);
+    expect(await listDirectory(root, join(root, 'real'))).toEqual({ entries: [], more: false });
   });
 
   it('reads a regular file only, and only up to its cap', async () => {

@@ -1,12 +1,15 @@
 /** Outcome + envelope + captured output -> the /execute response, without R (response.ts). */
 import { describe, expect, it } from 'vitest';
+import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import type { CapturedOutput } from '../../../functions/execute/caps.ts';
 import type { RunnerEnvelope } from '../../../functions/execute/envelope.ts';
 import type { Artifacts, ExecuteOutcome } from '../../../functions/execute/outcome.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits } from '../../../functions/execute/response.ts';
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
-const limits: ResponseLimits = { timeoutSeconds: 5, killGraceSeconds: 2, caps: { errorBytes: 64, warnings: 2, warningBytes: 32 } };
+const limits: ResponseLimits = {
+  timeoutSeconds: 5, killGraceSeconds: 2, caps: { ...readServiceConfig({}).caps, errorBytes: 64, warnings: 2, warningBytes: 32 },
+};
 const output = (extra: Partial<CapturedOutput> = {}): CapturedOutput => ({
   consoleOutput: '[1] 2\n',
   truncated: false,
@@ -22,13 +25,13 @@ const envelope = (extra: Partial<RunnerEnvelope> = {}, artifacts: Artifacts = no
 });
 
 describe('a run that wrote its envelope', () => {
-  it('answers ok with the console, the envelope R version and no truncated field', () => {
+  it("answers ok with the console, the service's R version (never the envelope's) and no truncated field", () => {
     // Act
     const response = executeResponse(envelope(), limits, base);
     // Assess
     expect(response).toEqual({
       status: 'ok', consoleOutput: '[1] 2\n', error: null, warnings: [], timedOut: false,
-      durationMs: 42, rVersion: '4.5.0', timestamp: base.timestamp,
+      durationMs: 42, rVersion: '4.2.2', timestamp: base.timestamp,
       warningDetails: [], messages: [], plots: [], plotsOmitted: 0, files: [], notes: [],
       consoleOutputBytes: 6, consoleOutputOmittedBytes: 0,
     });
@@ -56,7 +59,7 @@ describe('a run that wrote its envelope', () => {
     expect(response).toEqual({
       status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, errorType: 'execution', retryable: true,
       validation: { valid: false, errors, lint: [], durationMs: 0 },
-      durationMs: 42, rVersion: '4.5.0', timestamp: base.timestamp,
+      durationMs: 42, rVersion: '4.2.2', timestamp: base.timestamp,
     });
   });
 });

@@ -1,7 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { readRuntimePaths } from '../../../functions/execute/runtime-paths.ts';
-import { prlimitArgs, rscriptCommand } from '../../../functions/execute/spawn-rscript.ts';
+import { preferForOomKill, prlimitArgs, R_OOM_SCORE_ADJ, rscriptCommand, spawnRscript } from '../../../functions/execute/spawn-rscript.ts';
 import { layout } from './workdir-layout.ts';
 
 describe('the Rscript command line', () => {
@@ -28,4 +31,23 @@ describe('the Rscript command line', () => {
     expect(bwrap.filter((a) => a === '--bind')).toHaveLength(1);
     expect(bwrap.join(' ')).toContain('--ro-bind /app/runner /app/runner');
   });
+});
+
+describe('the OOM killer prefers R', () => {
+  it('the spawned process (and what it forks) carries the highest oom_score_adj; the handler keeps its own', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'jube-r-oom-'));
+    try {
+      const own = readFileSync('/proc/self/oom_score_adj', 'utf8').trim();
+      const child = spawnRscript({ file: 'sh', args: ['-c', 'sleep 0.2; cat /proc/self/oom_score_adj; sh -c "cat /proc/self/oom_score_adj"'] }, { ...layout, root: cwd }, { PATH: process.env['PATH'] ?? '' }, 'n');
+      const chunks: Buffer[] = [];
+      child.stdout!.on('data', (c: Buffer) => chunks.push(c));
+      await child;
+      expect(Buffer.concat(chunks).toString().trim().split('\n')).toEqual([String(R_OOM_SCORE_ADJ), String(R_OOM_SCORE_ADJ)]);
+      expect(readFileSync('/proc/self/oom_score_adj', 'utf8').trim()).toBe(own);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('a process that is gone is left alone, without an error', () => expect(preferForOomKill(2 ** 22 + 12345)).toBe(false));
 });
