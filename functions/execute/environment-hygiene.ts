@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Containment } from './containment.ts';
-import { ancestry, sweepEnvironment, wipeDirectories, type SweepReport, type WipeReport } from './hygiene.ts';
+import { ancestry, sweepEnvironment, wipeDirectories, wipeProblem, type SweepReport, type WipeReport } from './hygiene.ts';
 import { cleanSysvIpc, type SysvReport } from './ipc-hygiene.ts';
 import { strayListeners, type TcpListener } from './listeners.ts';
 
@@ -70,9 +70,9 @@ export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSet
   const listeners = settings.listeners ? await strayListeners(await ancestry(), settings.runtimeApi) : undefined;
   const problems = [
     ...(sweep && sweep.survivors.length > 0 ? [`processes ${sweep.survivors.join(', ')} survived the sweep`] : []),
-    ...(wipe && wipe.failures.length > 0 ? [`${wipe.failures.join(', ')} could not be removed`] : []),
+    ...(wipe && wipeProblem(wipe) ? [wipeProblem(wipe)!] : []),
     ...(sysv && sysv.remaining.length > 0 ? [`System V IPC objects ${sysv.remaining.map((o) => `${o.kind} ${o.id}`).join(', ')} could not be removed`] : []),
-    ...(mqueue && mqueue.failures.length > 0 ? [`POSIX message queues ${mqueue.failures.join(', ')} could not be removed`] : []),
+    ...(mqueue && wipeProblem(mqueue) ? [wipeProblem(mqueue, 'POSIX message queues ')!] : []),
     ...(listeners && listeners.length > 0 ? [`TCP listeners on ports ${listeners.map((l) => l.port).join(', ')} are left`] : []),
   ];
   return { phase, ms: Math.round((performance.now() - started) * 10) / 10, sweep, wipe, sysv, mqueue, listeners, problems };

@@ -5,9 +5,10 @@
  * next run in the same execution environment finds no process and no file of this one. A failure
  * of either retires the environment (handler.ts).
  */
-import { lstat, readdir, readFile, rm, chmod } from 'node:fs/promises';
+import { chmod, lstat, opendir, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { removeTree } from './bounded-remove.ts';
 import { parseProcStat, processTable } from './process-group.ts';
 
 /** `pid` and its ancestors up to the kernel's: the processes a sweep must never touch. */
@@ -78,32 +79,74 @@ export async function sweepEnvironment(
 }
 
 export interface WipeReport {
-  /** Entries removed, as paths. */
+  /** Entries removed, as paths: the first WIPE_REPORT_NAMES of them (a run may leave 600,000). */
   readonly removed: readonly string[];
-  /** Entries that could not be removed: the environment is not clean. */
+  /** How many entries were removed in all. */
+  readonly removedCount: number;
+  /** Entries that could not be removed (the first WIPE_REPORT_NAMES): the environment is not clean. */
   readonly failures: readonly string[];
+  /** Entries that could not be removed, in all. */
+  readonly failureCount: number;
+  /** The wipe stopped at its deadline, with entries left. */
+  readonly deadline?: true;
 }
+
+/** Names a wipe report keeps, whatever was left: the report goes into logs and responses. */
+export const WIPE_REPORT_NAMES = 20;
+/** A wipe gives up after this long; what is left makes the environment not clean. */
+export const WIPE_MAX_MS = 20_000;
 
 /**
  * Empties each directory (the directories themselves stay); a missing directory is already empty.
  * An entry on another filesystem is a mount the environment was given (a read-only data dir under
- * /tmp in the local container runtime), not something a run wrote: it stays.
+ * /tmp in the local container runtime), not something a run wrote: it stays. Whatever a script
+ * left there is hostile: each directory is read as a stream and each tree removed a batch at a time
+ * (bounded-remove.ts), so neither the count of entries nor their depth grows the handler's memory,
+ * and the whole wipe stops at `deadline`.
  */
-export async function wipeDirectories(dirs: readonly string[]): Promise<WipeReport> {
+export async function wipeDirectories(dirs: readonly string[], deadline: number = Date.now() + WIPE_MAX_MS): Promise<WipeReport> {
   const removed: string[] = [];
   const failures: string[] = [];
+  let removedCount = 0;
+  let failureCount = 0;
+  const note = (list: string[], path: string) => void (list.length < WIPE_REPORT_NAMES && list.push(path));
   for (const dir of dirs) {
     const device = (await lstat(dir).catch(() => undefined))?.dev;
-    const entries = await readdir(dir).catch(() => [] as string[]);
-    for (const entry of entries) {
-      const path = join(dir, entry);
-      const info = await lstat(path).catch(() => undefined);
-      if (info?.isDirectory() && info.dev !== device) continue;
-      if (await forceRemove(path)) removed.push(path);
-      else failures.push(path);
+    const handle = await opendir(dir, { bufferSize: 256 }).catch(() => undefined);
+    if (!handle) continue;
+    try {
+      for await (const entry of handle) {
+        if (Date.now() >= deadline) return { removed, removedCount, failures, failureCount, deadline: true };
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) {
+          if ((await lstat(path).catch(() => undefined))?.dev !== device) continue;
+          const outcome = await removeTree(path, deadline);
+          if (outcome === 'deadline') return { removed, removedCount, failures, failureCount, deadline: true };
+          if (outcome === 'removed') (removedCount += 1), note(removed, path);
+          else (failureCount += 1), note(failures, path);
+        } else if (await unlink(path).then(() => true, (e: NodeJS.ErrnoException) => e.code === 'ENOENT')) {
+          removedCount += 1;
+          note(removed, path);
+        } else {
+          failureCount += 1;
+          note(failures, path);
+        }
+      }
+    } catch {
+      // The directory itself went away or became unreadable mid-read: what is left shows next time.
+      failureCount += 1;
+      note(failures, dir);
     }
   }
-  return { removed, failures };
+  return { removed, removedCount, failures, failureCount };
+}
+
+/** What a wipe left, for a problem line: a few names and the count, never what the files held. */
+export function wipeProblem(report: WipeReport, what = ''): string | undefined {
+  if (report.deadline) return `${what}entries are left: the wipe stopped at its deadline (at most ${WIPE_MAX_MS} ms)`;
+  if (report.failureCount === 0) return undefined;
+  const more = report.failureCount - report.failures.length;
+  return `${what}${[...report.failures, ...(more > 0 ? [`${more} more`] : [])].join(', ')} could not be removed`;
 }
 
 /**

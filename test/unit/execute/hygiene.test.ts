@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ancestry, forceRemove, processUid, wipeDirectories } from '../../../functions/execute/hygiene.ts';
+import { ancestry, forceRemove, processUid, WIPE_REPORT_NAMES, wipeDirectories, wipeProblem } from '../../../functions/execute/hygiene.ts';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -51,6 +51,29 @@ describe('wipeDirectories', () => {
     expect(report.failures).toEqual([]);
     expect(report.removed.map((p) => p.slice(tmp.length + 1)).sort()).toEqual(['a', 'left.txt', 'link', 'locked']);
     expect(existsSync(join(outside, 'keep.txt'))).toBe(true);
+  });
+});
+
+describe('wipeDirectories on what a hostile run left', () => {
+  it('removes 20,000 entries, keeping only a few names and the count in its report', async () => {
+    const tmp = scratch();
+    for (let i = 0; i < 20_000; i += 1) writeFileSync(join(tmp, `f${i}`), '');
+    mkdirSync(join(tmp, 'deep', 'er'), { recursive: true });
+    const report = await wipeDirectories([tmp]);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(report.removedCount).toBe(20_001);
+    expect(report.removed.length).toBe(WIPE_REPORT_NAMES);
+    expect(report.failureCount).toBe(0);
+    expect(wipeProblem(report)).toBeUndefined();
+  });
+
+  it('stops at its deadline and says what is left, in a bounded line', async () => {
+    const tmp = scratch();
+    for (let i = 0; i < 2_000; i += 1) writeFileSync(join(tmp, `f${i}`), '');
+    const report = await wipeDirectories([tmp], Date.now() - 1);
+    expect(report.deadline).toBe(true);
+    expect(readdirSync(tmp).length).toBe(2_000);
+    expect(wipeProblem(report)).toMatch(/^entries are left: the wipe stopped at its deadline/);
   });
 });
 
