@@ -93,6 +93,8 @@ function hygieneLayers(containment: Containment): string[] {
   return [
     ...(containment.sweep === 'environment' ? [HYGIENE_LAYERS.environmentSweep] : []),
     ...(containment.wipeAfterRun.length > 0 ? [HYGIENE_LAYERS.writableWipe] : []),
+    // IPC cleaning runs with the environment-wide sweep (environment-hygiene.ts).
+    ...(containment.sweep === 'environment' && containment.ipcHygiene ? [HYGIENE_LAYERS.ipcCleanup] : []),
   ];
 }
 

@@ -2,7 +2,15 @@
  * The JUBE_R_* variables the stack sets on each function: the timeout chain and the limits that
  * layers/config/service-config.ts reads, so code and infrastructure cannot disagree. Pure.
  */
-import { CAPSULE_LAYERS, EXECUTE_HANDLER_LAYERS, HYGIENE_LAYERS, RLIMITS_LAYER } from '../../layers/contract/sandbox-layers.ts';
+import {
+  CAPSULE_LAYERS,
+  EXECUTE_HANDLER_LAYERS,
+  HYGIENE_LAYERS,
+  PLATFORM_LAYERS,
+  R_TIME_LIMIT_LAYER,
+  RLIMITS_LAYER,
+  VALIDATION_LAYERS,
+} from '../../layers/contract/sandbox-layers.ts';
 import type { DeploymentConfig } from './config.ts';
 import { rAddressSpaceLimitBytes } from './execute-memory.ts';
 import type { TimeoutChain } from './timeout-chain.ts';
@@ -29,26 +37,26 @@ function scriptLimits(config: DeploymentConfig, chain: TimeoutChain): Record<str
 }
 
 /** The sandbox layers this deployment provides, as GET /health reports them (JUBE_R_SANDBOX_LAYERS). */
-export function sandboxLayers(config: DeploymentConfig): string[] {
+export function declaredSandboxLayers(config: DeploymentConfig): string[] {
   return [
-    'ingress-limits',
-    'shape-check',
-    'static-walk',
-    'r-revalidation',
+    ...VALIDATION_LAYERS,
     ...EXECUTE_HANDLER_LAYERS,
     RLIMITS_LAYER,
-    'r-time-limit',
-    // Lambda refuses no_new_privs, so of the capsule only the interposition layer arms there
+    R_TIME_LIMIT_LAYER,
+    // Lambda refuses no_new_privs, so of the capsule only what needs no kernel feature arms there
     // (CAPSULE_LAYERS.landlock and .seccomp never appear in a deployment).
     CAPSULE_LAYERS.preload,
+    CAPSULE_LAYERS.rInternals,
     HYGIENE_LAYERS.environmentSweep,
     HYGIENE_LAYERS.writableWipe,
-    'lambda-microvm',
-    ...(config.execute.tenancy === 'per-tenant' ? ['lambda-per-tenant-isolation'] : []),
-    'execute-role-logs-only',
-    'isolated-subnets-s3-get-only',
-    ...(dnsFirewallAssociated(config) ? ['dns-firewall'] : []),
-    'read-only-image',
+    HYGIENE_LAYERS.ipcCleanup,
+    PLATFORM_LAYERS.microvm,
+    ...(config.execute.tenancy === 'per-tenant' ? [PLATFORM_LAYERS.perTenantIsolation] : []),
+    PLATFORM_LAYERS.noCredentialsInside,
+    PLATFORM_LAYERS.executeRoleLogsOnly,
+    PLATFORM_LAYERS.isolatedSubnets,
+    ...(dnsFirewallAssociated(config) ? [PLATFORM_LAYERS.dnsFirewall] : []),
+    PLATFORM_LAYERS.readOnlyImage,
   ];
 }
 
@@ -74,7 +82,7 @@ export function validateEnvironment(
     JUBE_R_ISOLATION: config.execute.isolation,
     JUBE_R_DATA_BUCKET: names.dataBucketName,
     JUBE_R_PRESIGN_TTL_SECONDS: String(config.data.presignTtlSeconds),
-    JUBE_R_SANDBOX_LAYERS: sandboxLayers(config).join(','),
+    JUBE_R_SANDBOX_LAYERS: declaredSandboxLayers(config).join(','),
     // Empty means AWS. Declared so `sam local ... --env-vars` can point it at `sam local start-lambda`
     // (SAM only overrides variables the template declares).
     JUBE_R_LAMBDA_ENDPOINT: '',

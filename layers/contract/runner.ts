@@ -203,6 +203,8 @@ export interface CapsuleReport {
   readonly armed: boolean;
   readonly landlockAbi: number | undefined;
   readonly seccomp: boolean;
+  /** R's memory primitives removed and its deserializers fenced ("rinternals=patched(...)"). */
+  readonly rInternals: boolean;
   /** The report as written, for logs and the unarmed response. */
   readonly text: string;
 }
@@ -219,6 +221,7 @@ export function parseCapsuleReport(report: string | undefined): CapsuleReport | 
     armed: fields[0] === 'preload=armed',
     landlockAbi: landlock ? Number(landlock[1]) : undefined,
     seccomp: value('seccomp') === 'active',
+    rInternals: (value('rinternals') ?? '').startsWith('patched('),
     text: report,
   };
 }

@@ -28,14 +28,35 @@ export const BWRAP_LAYERS = ['bwrap-namespaces', 'no-network', 'read-only-system
  */
 export const CAPSULE_LAYERS = {
   preload: 'capsule-preload',
+  /** R's bytecode builders and address leaks removed, its deserializers fenced (rinternals.c). */
+  rInternals: 'capsule-r-internals',
   landlock: 'capsule-landlock',
   seccomp: 'capsule-seccomp',
+} as const;
+
+/** The static checks in front of every run: the API function's, then R's own re-validation. */
+export const VALIDATION_LAYERS = ['ingress-limits', 'shape-check', 'static-walk', 'r-revalidation'] as const;
+
+/** setTimeLimit on the script (the runner), inside the process-group kill and Lambda's timeout. */
+export const R_TIME_LIMIT_LAYER = 'r-time-limit';
+
+/** What only a deployment provides; the stack declares these (infra/lib/environment-variables.ts). */
+export const PLATFORM_LAYERS = {
+  microvm: 'lambda-microvm',
+  perTenantIsolation: 'lambda-per-tenant-isolation',
+  noCredentialsInside: 'no-credentials-inside',
+  executeRoleLogsOnly: 'execute-role-logs-only',
+  isolatedSubnets: 'isolated-subnets-s3-get-only',
+  dnsFirewall: 'dns-firewall',
+  readOnlyImage: 'read-only-image',
 } as const;
 
 /** After-run hygiene beyond the run's own processes and workdir (functions/execute/hygiene.ts). */
 export const HYGIENE_LAYERS = {
   environmentSweep: 'environment-sweep',
   writableWipe: 'writable-wipe',
+  /** System V IPC objects and POSIX queues removed (ipc-hygiene.ts). */
+  ipcCleanup: 'ipc-cleanup',
 } as const;
 
 /**
@@ -46,6 +67,7 @@ export function capsuleLayers(report: string): string[] {
   const parsed = parseCapsuleReport(report)!;
   const layers: string[] = [];
   if (parsed.armed) layers.push(CAPSULE_LAYERS.preload);
+  if (parsed.armed && parsed.rInternals) layers.push(CAPSULE_LAYERS.rInternals);
   if (parsed.landlockAbi !== undefined) layers.push(CAPSULE_LAYERS.landlock);
   if (parsed.seccomp) layers.push(CAPSULE_LAYERS.seccomp);
   return layers;

@@ -143,6 +143,6 @@ describe('sandbox detection', () => {
     expect(layers).toContain('rlimits');
     expect(layers.includes('bwrap-namespaces')).toBe(bwrapWorks);
     // This host grants no_new_privs: the capsule's kernel layers come with its interposition.
-    expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-landlock', 'capsule-seccomp']));
+    expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-r-internals', 'capsule-landlock', 'capsule-seccomp']));
   });
 });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { DeploymentConfigSchema, ENVIRONMENTS, type DeploymentConfigInput } from '../../../infra/lib/config.ts';
-import { sandboxLayers, validateEnvironment } from '../../../infra/lib/environment-variables.ts';
+import { declaredSandboxLayers, validateEnvironment } from '../../../infra/lib/environment-variables.ts';
 import { timeoutChainOrThrow } from '../../../infra/lib/timeout-chain.ts';
 
 function environmentOf(execute: Partial<DeploymentConfigInput['execute']>) {
@@ -25,7 +25,7 @@ describe('isolation settings the stack passes to the validate function', () => {
   it.each(['tenant', 'session', 'run'] as const)('PER_TENANT with isolation %s', (isolation) => {
     const { config, variables } = environmentOf({ tenancy: 'per-tenant', isolation });
     expect(readServiceConfig(variables).isolation).toEqual({ mode: isolation, tenancy: 'PER_TENANT', sharedTenancyReason: undefined });
-    expect(sandboxLayers(config)).toContain('lambda-per-tenant-isolation');
+    expect(declaredSandboxLayers(config)).toContain('lambda-per-tenant-isolation');
   });
 
   it('SHARED carries its stated reason, and the deployment claims no per-tenant layer', () => {
@@ -33,6 +33,6 @@ describe('isolation settings the stack passes to the validate function', () => {
     const { config, variables } = environmentOf({ tenancy: { kind: 'shared', reason } });
     expect(variables['JUBE_R_SHARED_TENANCY_REASON']).toBe(reason);
     expect(readServiceConfig(variables).isolation).toEqual({ mode: 'session', tenancy: 'SHARED', sharedTenancyReason: reason });
-    expect(sandboxLayers(config)).not.toContain('lambda-per-tenant-isolation');
+    expect(declaredSandboxLayers(config)).not.toContain('lambda-per-tenant-isolation');
   });
 });

@@ -243,7 +243,7 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const { json, id, config } = get();
       const variables = (json.Resources[id.validateFunction]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
       const layers = variables['JUBE_R_SANDBOX_LAYERS']!.split(',');
-      expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'environment-sweep', 'writable-wipe']));
+      expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-r-internals', 'environment-sweep', 'writable-wipe', 'ipc-cleanup', 'no-credentials-inside']));
       expect(layers).not.toContain('capsule-landlock');
       expect(layers).not.toContain('capsule-seccomp');
       expect(layers.includes('lambda-per-tenant-isolation')).toBe(config.execute.tenancy === 'per-tenant');
