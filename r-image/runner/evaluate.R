@@ -107,7 +107,9 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   )
   set_time_limit()
   close_plot_capture()
-  plot_pages <- if (identical(plot_capture, "on")) tryCatch(recorded_plot_pages(workdir, input$plots), error = function(e) list())
+  plot_pages <- if (identical(plot_capture, "on")) {
+    tryCatch(recorded_plot_pages(workdir, input$plots), error = function(e) list())
+  }
   if (startsWith(plot_capture, "failed")) {
     add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
   }

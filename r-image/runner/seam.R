@@ -53,6 +53,8 @@ input_problems <- function(input) {
 
 check_input <- function(input) {
   problems <- input_problems(input)
-  if (length(problems) > 0L) stop("jube-r runner: input.json does not match the handler's schema: ", paste(problems, collapse = "; "))
+  if (length(problems) > 0L) {
+    stop("jube-r runner: input.json does not match the handler's schema: ", paste(problems, collapse = "; "))
+  }
   invisible(input)
 }

@@ -35,7 +35,10 @@ case("each page is one PNG file of the requested size, in drawing order", {
   size <- c(sum(as.integer(header[17:20]) * 256^(3:0)), sum(as.integer(header[21:24]) * 256^(3:0)))
   expect_identical(size, c(320, 200))
 })
-case("the runner records its pages with their sizes; a file named like a page of a device it never opened is not recorded", {
+case(paste(
+  "the runner records its pages with their sizes;",
+  "a file named like a page of a device it never opened is not recorded"
+), {
   out <- with_capture(png_settings, function() {
     plot(1:3)
   })

@@ -12,7 +12,11 @@ for (c in table$cases) {
     # Through JSON and back, as the runner reads the handler's file.
     input <- jsonlite::fromJSON(jsonlite::toJSON(input, auto_unbox = TRUE, null = "null"), simplifyVector = FALSE)
     problems <- runner$input_problems(input)
-    if (isTRUE(c$ok)) expect_identical(problems, character()) else check(length(problems) > 0L, "expected a problem, got none")
+    if (isTRUE(c$ok)) {
+      expect_identical(problems, character())
+    } else {
+      check(length(problems) > 0L, "expected a problem, got none")
+    }
   })
 }
 
