@@ -1,64 +1,41 @@
 /**
- * Kernel keys (add_key/keyctl) a run left behind. A key linked into the user's keyring (`@u`), the
+ * The kernel's key store (add_key/keyctl): a key linked into the user keyring (`@u`), the
  * user-session keyring (`@us`) or the persistent keyring belongs to the user namespace, not to a
- * process: it outlives every process kill, file wipe and Lambda reset, for the microVM's life, and
- * the next run of the same user reads it back. Where nothing filters `add_key` (Lambda: no seccomp
- * of the function's own; podman's default profile refuses it), a script with native code can do
- * so. Node cannot call keyctl and the image ships no keyutils, so this only finds them, in
- * /proc/keys (which lists the keys the reader may view, and the anchors' link counts): any key the
- * function's user owns is a problem, except the anchors themselves when they hold nothing a run put
- * there. The handler then refuses to run scripts in that environment (environment-not-clean), which
- * leaves the key unread; the environment serves no one until it is gone.
+ * process, so it outlives every process kill, file wipe and Lambda reset, for the microVM's life,
+ * and the next run of the same user reads it back. Where nothing filters `add_key` (Lambda: no
+ * seccomp of the function's own), a script with native code can leave one, and can hide it from
+ * /proc/keys by taking the view permission away, so listing is no check. Node cannot call keyctl:
+ * the capsule's build ships a small program (r-image/capsule/keys-clear.c) that empties the three
+ * anchors and reads them back. A run can also take away the permission to clear an anchor (the
+ * kernel then refuses its owner too); the program then fails, the handler refuses every later run
+ * in that environment, and the key stays unread.
  */
-import { readFile } from 'node:fs/promises';
+import { execa } from 'execa';
+import { handlerFile } from './bundle-paths.ts';
 
-export interface KernelKey {
-  /** The serial, as /proc/keys prints it (hex). */
-  readonly serial: string;
-  readonly uid: number;
-  readonly type: string;
-  /** The description's name part (for a keyring, before ": <count>|empty"). */
-  readonly name: string;
-  /** For a keyring: how many links it holds (0 when `empty`); undefined for other types. */
-  readonly links: number | undefined;
+/** The program beside the bundled handler (the image), else the host build (npm run setup). */
+export const keysHelper = (): string => handlerFile('native/jube-keys-clear', 'build/capsule/jube-keys-clear');
+
+export type KeysOutcome =
+  | { readonly state: 'cleared' }
+  /** The kernel or a seccomp filter refuses keyctl: no run can have left a key either. */
+  | { readonly state: 'unavailable'; readonly reason: string }
+  /** An anchor that could not be emptied, or the program not run at all. */
+  | { readonly state: 'failed'; readonly step: string };
+
+/** The program's one line and exit status, pure. */
+export function keysOutcome(stdout: string, exitCode: number | undefined): KeysOutcome {
+  const [word, ...rest] = stdout.trim().split(/\s+/);
+  if (exitCode === 0 && word === 'cleared') return { state: 'cleared' };
+  if (exitCode === 0 && word === 'unavailable') return { state: 'unavailable', reason: rest.join(' ') };
+  if (word === 'failed' && rest[0]) return { state: 'failed', step: rest[0] };
+  return { state: 'failed', step: 'helper' };
 }
 
-/** /proc/keys, one key per line: serial flags usage timeout perm uid gid type description. */
-export function parseProcKeys(text: string): KernelKey[] {
-  return text.split('\n').flatMap((line) => {
-    const fields = line.trim().split(/\s+/);
-    if (fields.length < 9) return [];
-    const [serial, , , , , uidText, , type] = fields as [string, string, string, string, string, string, string, string];
-    const description = fields.slice(8).join(' ');
-    const uid = Number(uidText);
-    if (!/^[0-9a-f]+$/.test(serial) || !Number.isInteger(uid)) return [];
-    const colon = description.lastIndexOf(': ');
-    const name = colon < 0 ? description : description.slice(0, colon);
-    const tail = colon < 0 ? '' : description.slice(colon + 2);
-    const links = type !== 'keyring' ? undefined : tail === 'empty' ? 0 : Number.parseInt(tail, 10);
-    return [{ serial, uid, type, name, links: Number.isNaN(links) ? undefined : links }];
-  });
-}
-
-/**
- * Whether `key` of `uid` is a leftover. The kernel's own anchors are not, while they hold no more
- * than the kernel puts there: `_uid.U` and `_persistent.U` nothing, `_uid_ses.U` its one link to
- * `_uid.U`; an anonymous session keyring (`_ses`) holds nothing of its own either. Every other key
- * of the user (a `user`/`logon`/`big_key` key, a named keyring) is, since no part of the service
- * makes one.
- */
-export function isLeftover(uid: number) {
-  return (key: KernelKey): boolean => {
-    if (key.uid !== uid) return false;
-    if (key.type !== 'keyring') return true;
-    const allowed: Record<string, number> = { [`_uid.${uid}`]: 0, [`_persistent.${uid}`]: 0, [`_uid_ses.${uid}`]: 1, _ses: 0 };
-    const max = allowed[key.name];
-    return max === undefined || key.links === undefined || key.links > max;
-  };
-}
-
-/** The function user's leftover keys; none where the kernel has no keys or /proc/keys is masked. */
-export async function leftoverKeys(options: { readonly uid?: number; readonly procRoot?: string } = {}): Promise<KernelKey[]> {
-  const text = await readFile(`${options.procRoot ?? '/proc'}/keys`, 'utf8').catch(() => '');
-  return parseProcKeys(text).filter(isLeftover(options.uid ?? process.getuid?.() ?? -1));
+/** Runs the program (`argv`: the program and its arguments; the handler's is `[keysHelper()]`). */
+export async function clearKernelKeys(argv: readonly string[]): Promise<KeysOutcome> {
+  const [file, ...args] = argv;
+  if (file === undefined) return { state: 'failed', step: 'helper' };
+  const run = await execa(file, args, { reject: false, stdin: 'ignore', extendEnv: false, env: {}, timeout: 5_000 });
+  return keysOutcome(String(run.stdout), run.exitCode);
 }
