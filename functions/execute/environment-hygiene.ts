@@ -4,13 +4,14 @@
  * a Lambda timeout ends the runtime before it, and Lambda's reset keeps /tmp and every kernel
  * object of the microVM, so the next init, and every run, cleans first. In order: every process but
  * the handler's chain (which also ends what holds a segment attached or a socket listening), the
- * writable directories, System V IPC objects and POSIX queues, then a check that no listener is
- * left. Whatever could not be cleaned is a problem; the handler fails the invocation and retires.
+ * writable directories, System V IPC objects, POSIX queues and the user's kernel keys, then a check
+ * that no listener is left. Whatever could not be cleaned is a problem; the handler fails the invocation and retires.
  */
 import { existsSync } from 'node:fs';
 import type { Containment } from './containment.ts';
 import { ancestry, sweepEnvironment, wipeDirectories, wipeProblem, type SweepReport, type WipeReport } from './hygiene.ts';
 import { cleanSysvIpc, type SysvReport } from './ipc-hygiene.ts';
+import { clearKernelKeys, keysHelper, type KeysOutcome } from './keyring-hygiene.ts';
 import { strayListeners, type TcpListener } from './listeners.ts';
 
 export type HygienePhase = 'init' | 'before-run' | 'after-run';
@@ -26,6 +27,8 @@ export interface HygieneSettings {
   readonly listeners: boolean;
   /** AWS_LAMBDA_RUNTIME_API: its listener is the platform's. */
   readonly runtimeApi: string | undefined;
+  /** The program that empties the user's kernel key anchors, with its arguments (with the IPC hygiene). */
+  readonly keys?: readonly string[] | undefined;
 }
 
 /** Where the POSIX message queue filesystem is mounted by convention. */
@@ -43,6 +46,7 @@ export function hygieneSettings(containment: Containment, env: NodeJS.ProcessEnv
     mqueue: ipc && existsSync(MQUEUE_DIR) ? MQUEUE_DIR : undefined,
     listeners: environment,
     runtimeApi: env['AWS_LAMBDA_RUNTIME_API'],
+    keys: ipc ? [keysHelper()] : undefined,
   };
 }
 
@@ -55,6 +59,7 @@ export interface HygieneReport {
   readonly sysv?: SysvReport | undefined;
   readonly mqueue?: WipeReport | undefined;
   readonly listeners?: readonly TcpListener[] | undefined;
+  readonly keys?: KeysOutcome | undefined;
   /** Empty: the environment is clean. Each entry says what is left, never what it held. */
   readonly problems: readonly string[];
 }
@@ -62,10 +67,11 @@ export interface HygieneReport {
 export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSettings): Promise<HygieneReport> {
   const started = performance.now();
   const sweep = settings.sweep ? await sweepEnvironment() : undefined;
-  const [wipe, sysv, mqueue] = await Promise.all([
+  const [wipe, sysv, mqueue, keys] = await Promise.all([
     settings.wipe.length > 0 ? wipeDirectories(settings.wipe) : undefined,
     settings.ipc ? cleanSysvIpc() : undefined,
     settings.mqueue ? wipeDirectories([settings.mqueue]) : undefined,
+    settings.keys === undefined ? undefined : clearKernelKeys(settings.keys),
   ]);
   const listeners = settings.listeners ? await strayListeners(await ancestry(), settings.runtimeApi) : undefined;
   const problems = [
@@ -74,6 +80,7 @@ export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSet
     ...(sysv && sysv.remaining.length > 0 ? [`System V IPC objects ${sysv.remaining.map((o) => `${o.kind} ${o.id}`).join(', ')} could not be removed`] : []),
     ...(mqueue && wipeProblem(mqueue) ? [wipeProblem(mqueue, 'POSIX message queues ')!] : []),
     ...(listeners && listeners.length > 0 ? [`TCP listeners on ports ${listeners.map((l) => l.port).join(', ')} are left`] : []),
+    ...(keys?.state === 'failed' ? [`kernel keys could not be cleared (${keys.step})`] : []),
   ];
-  return { phase, ms: Math.round((performance.now() - started) * 10) / 10, sweep, wipe, sysv, mqueue, listeners, problems };
+  return { phase, ms: Math.round((performance.now() - started) * 10) / 10, sweep, wipe, sysv, mqueue, listeners, keys, problems };
 }

@@ -18,6 +18,9 @@ export function prlimitArgs(rlimits: ServiceConfig['rlimits']): string[] {
     `--nofile=${rlimits.openFiles}`,
     `--nproc=${rlimits.processes}`,
     '--core=0',
+    // No POSIX queue memory: a queue outlives every process, and where /dev/mqueue is not mounted
+    // (Lambda) the hygiene cannot find it; a hard limit the script's native code cannot raise.
+    '--msgqueue=0',
   ];
 }
 

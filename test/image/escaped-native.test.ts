@@ -66,13 +66,20 @@ describe('image, native fixture in place of R (capsule and R layer gone)', () =>
     const probed = await fixture(runtime, 'probe');
     // Assess: the plant itself worked (so the probe's "gone" is the hygiene's doing) ...
     expect(planted).toMatchObject({
-      'plant-msg': 'ok', 'plant-sem': 'ok', 'plant-shm': 'ok', 'plant-mqueue': 'ok', 'plant-survivor': 'listening', 'plant-tmp': 'ok',
+      'plant-msg': 'ok', 'plant-sem': 'ok', 'plant-shm': 'ok', 'plant-survivor': 'listening', 'plant-tmp': 'ok',
     });
-    // ... it read other processes' environments (PID 1's and its own; Node's is not readable) and
-    // found no credential, in neither run;
-    expect(Number(planted['environ-readable'])).toBeGreaterThanOrEqual(2);
+    // ... except a POSIX queue: the run has no queue memory (RLIMIT_MSGQUEUE 0, hard), so the
+    // kernel refuses to make one (the IPC control below, without rlimits, makes it);
+    expect(planted['plant-mqueue']).toBe('Too many open files');
+    // ... it read the environments it could (its own; tini's and Node's are not readable, both
+    // non-dumpable) and found no credential, in neither run;
+    expect(Number(planted['environ-readable'])).toBeGreaterThanOrEqual(1);
     expect(planted['canary']).toBe('none');
     expect(probed['canary']).toBe('none');
+    // ... no other process's memory is writable to it (tini and Node are non-dumpable: a writable
+    // PID 1 would be code execution in a process the sweep spares), while its own is (the method works);
+    expect(planted['self-mem']).toBe('writable');
+    expect(planted['mem-writable']).toBe('none');
     // ... the Runtime API is not named in its environment and gives it no event;
     expect(planted['runtime-api-env']).toBe('absent');
     expect(planted['runtime-api']).not.toBe('EVENT');
@@ -113,8 +120,9 @@ describe('image, native fixture in place of R (capsule and R layer gone)', () =>
     expect(probed).toMatchObject({ 'probe-msg': SECRET, 'probe-shm': SECRET, 'probe-mqueue': SECRET });
   });
 
-  it('control: with the IPC hygiene off, the next run reads the queue, the semaphore and the segment', async () => {
-    const runtime = await start({ JUBE_R_IPC_HYGIENE: 'off' });
+  it('control: with the IPC hygiene (and the rlimits) off, the next run reads the queues, the semaphore and the segment', async () => {
+    // Without rlimits too: under them the run cannot make a POSIX queue at all.
+    const runtime = await start({ JUBE_R_IPC_HYGIENE: 'off', JUBE_R_PRLIMIT: 'none' });
     const planted = await fixture(runtime, 'plant');
     const probed = await fixture(runtime, 'probe');
     expect(planted['plant-msg']).toBe('ok');
@@ -123,15 +131,20 @@ describe('image, native fixture in place of R (capsule and R layer gone)', () =>
     expect(probed).toMatchObject({ 'probe-survivor': 'gone', 'probe-tmp': 'gone' });
   });
 
-  it("control: started without the entrypoint's credential stripping, PID 1 holds the canaries and the fixture reads them", async () => {
+  it("control: started without the entrypoint's credential stripping, a dumpable PID 1 holds the canaries and the fixture reads them", async () => {
+    // tini itself is non-dumpable (execute-only), so the control's PID 1 is a shell that stays
+    // (`; exit`: no exec of the last command): what a dumpable ancestor with the credentials gives away.
     const runtime = await startContainerRuntime({
       image: REDTEAM_IMAGE,
-      entrypoint: ['/usr/bin/tini', '--', '/usr/local/bin/node', '/app/node_modules/aws-lambda-ric/index.mjs'],
+      entrypoint: ['/bin/sh', '-c', '/usr/bin/tini -- /usr/local/bin/node /app/node_modules/aws-lambda-ric/index.mjs; exit $?'],
       env: { JUBE_R_CAPSULE: 'off', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_R_TEST_NATIVE_RUNNER: NATIVE_FIXTURE },
     });
     runtimes.push(runtime);
     const planted = await fixture(runtime, 'plant');
     expect(planted['canary']).toBe('1/environ');
+    // ... and the same method finds that shell's memory writable: the other half of what tini's
+    // execute-only mode closes.
+    expect(planted['mem-writable']).toMatch(/^1(,|$)/);
   });
 
   it('control: without the environment sweep, the survivor lives on and answers the next run on loopback', async () => {

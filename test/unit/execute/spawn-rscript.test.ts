@@ -16,7 +16,7 @@ describe('the Rscript command line', () => {
     expect(file).toBe('prlimit');
     expect(args).toEqual([...prlimitArgs(rlimits), '--', 'Rscript', '--vanilla', '/app/runner/runner.R', '/app/rules.json', layout.root]);
     expect(prlimitArgs(rlimits)).toEqual([
-      `--as=${rlimits.addressSpaceBytes}`, `--fsize=${rlimits.fileSizeBytes}`, `--nofile=${rlimits.openFiles}`, `--nproc=${rlimits.processes}`, '--core=0',
+      `--as=${rlimits.addressSpaceBytes}`, `--fsize=${rlimits.fileSizeBytes}`, `--nofile=${rlimits.openFiles}`, `--nproc=${rlimits.processes}`, '--core=0', '--msgqueue=0',
     ]);
   });
 
