@@ -3,7 +3,7 @@
  * failing fast with the name of the offending variable. The rules file (layers/rules) holds
  * what a script may *say*; this holds how much it may *use*. Both are published by GET /health.
  *
- * Variable names keep the JUBE_R_* names operators know (DESIGN.md section 2). In Lambda the CDK
+ * Variable names keep the JUBE_R_* names operators know (docs/execute-runtime.md). In Lambda the CDK
  * stack sets the timeout-chain values (infra/lib/timeout-chain.ts) so code and infrastructure
  * cannot disagree.
  */
@@ -249,7 +249,7 @@ function listOrUndefined(raw: string | undefined): string[] | undefined {
   return items.length > 0 ? items : undefined;
 }
 
-/** Clamps a caller's timeoutSeconds into [1, max]; never rejects (DESIGN.md section 2). */
+/** Clamps a caller's timeoutSeconds into [1, max]; never rejects (docs/api.md). */
 export function clampTimeoutSeconds(requested: number | undefined, config: ServiceConfig): number {
   const wanted = requested ?? config.scriptTimeoutSeconds;
   if (!Number.isFinite(wanted)) return config.scriptTimeoutSeconds;

@@ -1,5 +1,5 @@
 /**
- * The HTTP contract (DESIGN.md section 2) in one module: the routes, the request and response
+ * The HTTP contract (docs/api.md, docs/openapi.yaml) in one module: the routes, the request and response
  * bodies of each as zod schemas, the stable error codes with their HTTP statuses, and the one
  * error body. docs/openapi.yaml is checked against it (test/unit/api/openapi.test.ts). Every
  * object is strict, so an unknown field anywhere is an error rather than silently ignored.

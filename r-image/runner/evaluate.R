@@ -1,4 +1,4 @@
-# Evaluation (DESIGN.md section 3, layer 6): the script's top-level expressions one by one in a
+# Evaluation (docs/sandbox-rules.md): the script's top-level expressions one by one in a
 # fresh environment under the mask, under setTimeLimit, autoprinting as the console does, with
 # warnings and messages collected (conditions.R), plots captured (plots.R), the first error ending
 # the script, and the last value converted (value.R). Returns the envelope fields.
