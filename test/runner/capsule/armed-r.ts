@@ -94,3 +94,13 @@ export async function runArmed(
     rmSync(workdir, { recursive: true, force: true });
   }
 }
+
+/** A C fixture's `key=value` lines (the value may hold `=`), as an object. */
+export function fixtureFields(stdout: string): Record<string, string> {
+  return Object.fromEntries(
+    stdout
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+}

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPSULE_LIBRARY } from './armed-r.ts';
+import { CAPSULE_LIBRARY, fixtureFields } from './armed-r.ts';
 
 const fixture = fileURLToPath(new URL('../../fixtures/capsule/lookups.c', import.meta.url));
 const ENTRIES = [
@@ -64,12 +64,7 @@ describe('lookups without opening', () => {
           env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: kernel },
         },
       );
-      const out = Object.fromEntries(
-        String(result.stdout)
-          .split('\n')
-          .filter((line) => line.includes('='))
-          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-      );
+      const out = fixtureFields(String(result.stdout));
       expect(out['report']).toMatch(/^preload=armed /);
       for (const entry of ENTRIES) {
         // The control: unarmed, the outside file is there and the missing one is not.

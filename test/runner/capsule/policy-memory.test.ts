@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPSULE_LIBRARY } from './armed-r.ts';
+import { CAPSULE_LIBRARY, fixtureFields } from './armed-r.ts';
 
 const fixture = fileURLToPath(new URL('../../fixtures/capsule/policy-memory.c', import.meta.url));
 let dir: string;
@@ -45,12 +45,7 @@ async function attack(mode: 'scan' | 'zero' | 'unseal' | 'sealfail'): Promise<Re
       // The Lambda posture: the interposition layer alone, nothing below it to catch a slip.
       env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: 'off' },
     });
-    return Object.fromEntries(
-      String(result.stdout)
-        .split('\n')
-        .filter((line) => line.includes('='))
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-    );
+    return fixtureFields(String(result.stdout));
   } finally {
     rmSync(workdir, { recursive: true, force: true });
   }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPSULE_LIBRARY } from './armed-r.ts';
+import { CAPSULE_LIBRARY, fixtureFields } from './armed-r.ts';
 
 const fixture = fileURLToPath(new URL('../../fixtures/capsule/rule-table.c', import.meta.url));
 const capsuleDir = fileURLToPath(new URL('../../../r-image/capsule/', import.meta.url));
@@ -27,19 +27,11 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const lines = (text: string): Record<string, string> =>
-  Object.fromEntries(
-    text
-      .split('\n')
-      .filter((line) => line.includes('='))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-
 describe('the capsule rule table', () => {
   it('emits a seccomp program that answers exactly what the table says, for every row and argument', async () => {
     // Act
     const result = await execa(bin, ['program'], { reject: false });
-    const out = lines(String(result.stdout));
+    const out = fixtureFields(String(result.stdout));
     // Assess
     expect(String(result.stdout)).not.toContain('mismatch=');
     expect(String(result.stdout)).not.toContain('duplicate');
@@ -70,7 +62,7 @@ describe('the capsule rule table', () => {
           JUBE_R_CAPSULE_LOG: '1',
         },
       });
-      const out = lines(String(result.stdout));
+      const out = fixtureFields(String(result.stdout));
       const stderr = String(result.stderr);
       const called = [...stderr.matchAll(/^calling (\S+)$/gm)].map((m) => m[1]);
       const refusedByWrapper = new Set([...stderr.matchAll(/^jube-r capsule: refused syscall (\S+)/gm)].map((m) => m[1]));
