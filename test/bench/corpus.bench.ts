@@ -38,6 +38,7 @@ export function withoutRelaxations(rules: SandboxRules): SandboxRules {
 const R_PROGRAM = String.raw`
 args <- commandArgs(TRUE)
 runner <- new.env(parent = baseenv())
+runner$runner_dir <- file.path(args[1], "r-image", "runner")
 pd <- utils::getParseData(parse(file.path(args[1], "r-image", "runner", "runner.R"), keep.source = TRUE))
 parts <- sub('^"(.*)"$', "\\1", grep('^"[a-z-]+[.]R"$', pd$text[pd$token == "STR_CONST"], value = TRUE))
 for (part in parts) for (e in parse(file.path(args[1], "r-image", "runner", part), keep.source = FALSE)) eval(e, runner)
