@@ -47,9 +47,9 @@ describe('the import graph', () => {
   });
 
   it.each(['functions/execute', 'functions/local', 'functions/cli'])(
-    '%s uses nothing of functions/validate but its handler entry',
+    '%s uses nothing of functions/api but its handler entry',
     (dir) => {
-      const reaching = edges.filter((e) => under(e.from, dir) && under(e.to, 'functions/validate') && e.to !== 'functions/validate/handler.ts');
+      const reaching = edges.filter((e) => under(e.from, dir) && under(e.to, 'functions/api') && e.to !== 'functions/api/handler.ts');
       expect(reaching).toEqual([]);
     },
   );

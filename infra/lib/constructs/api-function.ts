@@ -1,6 +1,6 @@
 /**
- * The validate function: the API-facing Node 24 handler (middy + zod + tree-sitter-r), bundled
- * by the locally installed esbuild as one ESM file. Its data files ship beside the bundle (not in
+ * The API function (functions/api/): the API-facing Node 24 handler (middy + zod +
+ * tree-sitter-r), bundled by the locally installed esbuild as one ESM file. Its data files ship beside the bundle (not in
  * a Lambda layer): the loaders look beside the running module, the files are ~1.5 MB and change
  * with the code, so one artifact keeps code and rules from ever disagreeing.
  *
@@ -19,19 +19,19 @@ import { ESM_REQUIRE_BANNER } from '../esm-bundle.ts';
 import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.ts';
 
 /** Repository-relative files copied beside the bundle (the loaders' default locations). */
-export const VALIDATE_BUNDLE_FILES = [
+export const API_BUNDLE_FILES = [
   'layers/rules/sandbox-rules.json',
   'layers/packages/manifest.json',
   ...TREE_SITTER_WASM_FILES,
 ] as const;
 
 /** The Lambda runtime and the esbuild target that matches it. */
-export const VALIDATE_RUNTIME = lambda.Runtime.NODEJS_24_X;
-export const VALIDATE_ESBUILD_TARGET = 'node24';
+export const API_RUNTIME = lambda.Runtime.NODEJS_24_X;
+export const API_ESBUILD_TARGET = 'node24';
 
-export interface ValidateFunctionProps {
+export interface ApiFunctionProps {
   readonly repositoryRoot: string;
-  /** The handler module (functions/validate/handler.ts), exporting `handler`. */
+  /** The handler module (functions/api/handler.ts), exporting `handler`. */
   readonly entry: string;
   readonly memoryMiB: number;
   readonly architecture: 'x86_64' | 'arm64';
@@ -41,12 +41,12 @@ export interface ValidateFunctionProps {
   readonly logRemovalPolicy: RemovalPolicy;
 }
 
-export class ValidateFunction extends Construct {
+export class ApiFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
-  constructor(scope: Construct, id: string, props: ValidateFunctionProps) {
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
     ({ logGroup: this.logGroup, role: this.role } = functionIdentity(this, {
       roleDescription: 'jube-r validate function: its log group, invoking the execute function, reading the data bucket',
@@ -58,7 +58,7 @@ export class ValidateFunction extends Construct {
       description: 'jube-r validate: the private API handler (health, packages, validate, execute)',
       entry: props.entry,
       handler: 'handler',
-      runtime: VALIDATE_RUNTIME,
+      runtime: API_RUNTIME,
       architecture: props.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: props.memoryMiB,
       timeout: Duration.seconds(props.timeoutSeconds),
@@ -71,7 +71,7 @@ export class ValidateFunction extends Construct {
       environment: { ...props.environment },
       bundling: {
         format: nodejs.OutputFormat.ESM,
-        target: VALIDATE_ESBUILD_TARGET,
+        target: API_ESBUILD_TARGET,
         bundleAwsSDK: true,
         mainFields: ['module', 'main'],
         banner: ESM_REQUIRE_BANNER,
@@ -83,7 +83,7 @@ export class ValidateFunction extends Construct {
           beforeBundling: () => [],
           beforeInstall: () => [],
           afterBundling: (inputDir: string, outputDir: string) =>
-            VALIDATE_BUNDLE_FILES.map((file) => `cp "${inputDir}/${file}" "${outputDir}/"`),
+            API_BUNDLE_FILES.map((file) => `cp "${inputDir}/${file}" "${outputDir}/"`),
         },
       },
     });
