@@ -1,6 +1,6 @@
 /**
  * The API-facing Lambda: GET /health, GET /packages, POST /validate, POST /execute behind an API
- * Gateway REST proxy integration. The same code serves the local stack (functions/local), which
+ * Gateway REST proxy integration. The same code serves the local stack (functions/tools/local), which
  * builds the same proxy events from plain HTTP.
  *
  * Middleware order: Powertools' Lambda context -> the edge (errors to responses, one access log
@@ -71,7 +71,7 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),
     sandbox: async () => configuredSandbox(config) ?? { source: 'unknown', layers: [] },
     // Only Lambda itself (no endpoint override) with PER_TENANT is known to keep keys apart; the
-    // local stack says what its own runtime does (functions/local/stack.ts).
+    // local stack says what its own runtime does (functions/tools/local/stack.ts).
     isolationBoundary: config.isolation.tenancy === 'PER_TENANT' && config.lambdaEndpoint === undefined ? 'lambda-tenant-isolation' : 'none',
     ...overrides,
   };

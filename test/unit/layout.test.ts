@@ -46,7 +46,7 @@ describe('the import graph', () => {
     expect(edges.length).toBeGreaterThan(300);
   });
 
-  it.each(['functions/execute', 'functions/local', 'functions/cli'])(
+  it.each(['functions/execute', 'functions/tools/local', 'functions/tools/cli'])(
     '%s uses nothing of functions/api but its handler entry',
     (dir) => {
       const reaching = edges.filter((e) => under(e.from, dir) && under(e.to, 'functions/api') && e.to !== 'functions/api/handler.ts');

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ValidationResultSchema } from '../../../layers/contract/validation.ts';
-import { formatText, parseValidateArguments } from '../../../functions/cli/validate-command.ts';
+import { ValidationResultSchema } from '../../../../layers/contract/validation.ts';
+import { formatText, parseValidateArguments } from '../../../../functions/tools/cli/validate-command.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = new URL('../../../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'jube-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,7 +1,7 @@
 /**
  * SigV4 for `execute-api`, with the AWS SDK's own signer (@smithy/signature-v4, the SDK's Node
  * SHA-256): what the client signs with, and what the local stack checks a request against when it
- * is given credentials (functions/local/sigv4-verifier.ts), so both sides share one canonicalization.
+ * is given credentials (functions/tools/local/sigv4-verifier.ts), so both sides share one canonicalization.
  */
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';

@@ -1,6 +1,6 @@
 /**
  * `jube-r call ROUTE [FILE|-] [options]`: calls a jube-r API (the deployed private API, or a local
- * stack) through the orchestrator's client (functions/client/jube-r-client.ts), signing with
+ * stack) through the orchestrator's client (functions/tools/client/jube-r-client.ts), signing with
  * SigV4 for execute-api using the AWS SDK's default credential chain, and prints the JSON answer.
  *
  *   jube-r call health|packages

@@ -1,6 +1,6 @@
 /** Plain HTTP requests become API Gateway REST proxy events as API Gateway builds them. */
 import { describe, expect, it } from 'vitest';
-import { toHttpBody, toHttpHeaders, toProxyEvent } from '../../../functions/local/api-gateway-event.ts';
+import { toHttpBody, toHttpHeaders, toProxyEvent } from '../../../../functions/tools/local/api-gateway-event.ts';
 
 const raw = (overrides: Partial<Parameters<typeof toProxyEvent>[0]> = {}) =>
   toProxyEvent({

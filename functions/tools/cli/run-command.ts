@@ -6,11 +6,11 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { clampTimeoutSeconds, readServiceConfig } from '../../layers/config/service-config.ts';
-import type { ExecuteEventInput } from '../../layers/contract/execute.ts';
+import { clampTimeoutSeconds, readServiceConfig } from '../../../layers/config/service-config.ts';
+import type { ExecuteEventInput } from '../../../layers/contract/execute.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { InvalidExecuteEventError } from '../execute/event.ts';
-import { createExecuteHandler } from '../execute/handler.ts';
+import { InvalidExecuteEventError } from '../../execute/event.ts';
+import { createExecuteHandler } from '../../execute/handler.ts';
 import type { Command } from './command.ts';
 import { readScript } from './read-script.ts';
 import { parseRunArguments, type RunArguments } from './script-arguments.ts';

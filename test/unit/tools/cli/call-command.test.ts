@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCallArguments } from '../../../functions/cli/call-command.ts';
-import { UsageError } from '../../../functions/cli/script-arguments.ts';
+import { parseCallArguments } from '../../../../functions/tools/cli/call-command.ts';
+import { UsageError } from '../../../../functions/tools/cli/script-arguments.ts';
 
 describe('jube-r call arguments', () => {
   it('takes the tenant and the session apart from the script arguments', () => {

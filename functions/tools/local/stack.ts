@@ -4,10 +4,10 @@
  * endpoint running the execute handler. The validate handler is wired to that endpoint by
  * configuration alone, exactly as it would be to SAM or to AWS.
  */
-import { localExecuteTimeoutMs, readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
-import type { SandboxStatus } from '../../layers/contract/api.ts';
-import { configuredSandbox } from '../../layers/contract/sandbox-layers.ts';
-import { createApi } from '../api/handler.ts';
+import { localExecuteTimeoutMs, readServiceConfig, type ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { SandboxStatus } from '../../../layers/contract/api.ts';
+import { configuredSandbox } from '../../../layers/contract/sandbox-layers.ts';
+import { createApi } from '../../api/handler.ts';
 import { startApiServer, type ApiServer } from './api-server.ts';
 import { createExecuteRuntime } from './execute-runtime.ts';
 import type { ExecuteRuntime } from './runtime.ts';
@@ -40,8 +40,8 @@ export interface LocalStack {
 /** The execute side's own report of its layers (imported late: it brings execa). */
 async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
   const [{ readRuntimePaths }, { activeSandboxLayers }] = await Promise.all([
-    import('../execute/runtime-paths.ts'),
-    import('../execute/sandbox.ts'),
+    import('../../execute/runtime-paths.ts'),
+    import('../../execute/sandbox.ts'),
   ]);
   return activeSandboxLayers(readRuntimePaths(env));
 }
@@ -106,7 +106,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         await Promise.all([
           app.warm(),
           sandbox(),
-          kind === 'process' ? import('../execute/handler.ts') : Promise.resolve(),
+          kind === 'process' ? import('../../execute/handler.ts') : Promise.resolve(),
         ]);
       },
       close: async () => {

@@ -6,11 +6,11 @@
  */
 import { InvokeCommand, TooManyRequestsException, type LambdaClient } from '@aws-sdk/client-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import type { ExecuteRuntime, InvokeOutcome } from '../../../functions/local/runtime.ts';
-import { namesFunction, startLambdaEndpoint, type LambdaEndpoint } from '../../../functions/local/lambda-endpoint.ts';
-import { createExecuteInvoker, createLambdaClient } from '../../../functions/api/invoke/execute-invoker.ts';
-import { ThrottledError } from '../../../functions/api/http/errors.ts';
+import { readServiceConfig } from '../../../../layers/config/service-config.ts';
+import type { ExecuteRuntime, InvokeOutcome } from '../../../../functions/tools/local/runtime.ts';
+import { namesFunction, startLambdaEndpoint, type LambdaEndpoint } from '../../../../functions/tools/local/lambda-endpoint.ts';
+import { createExecuteInvoker, createLambdaClient } from '../../../../functions/api/invoke/execute-invoker.ts';
+import { ThrottledError } from '../../../../functions/api/http/errors.ts';
 
 /** A runtime whose invocations finish only when the test says so. */
 function heldRuntime() {

@@ -11,8 +11,8 @@
  * running), and running it twice is the caller's decision, not this client's.
  */
 import type { z } from 'zod';
-import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
-import { ValidationResultSchema, type ValidationResult } from '../../layers/contract/validation.ts';
+import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/contract/execute.ts';
+import { ValidationResultSchema, type ValidationResult } from '../../../layers/contract/validation.ts';
 import {
   ErrorBodySchema,
   HealthResponseSchema,
@@ -23,7 +23,7 @@ import {
   type HealthResponse,
   type PackagesResponse,
   type ValidateRequest,
-} from '../../layers/contract/api.ts';
+} from '../../../layers/contract/api.ts';
 import { executeApiSigner, regionOfExecuteApiHost, signRequest, type Credentials } from './sigv4.ts';
 
 export type { ErrorBody, ErrorCode, ExecuteResponse, HealthResponse, PackagesResponse, ValidateRequest };

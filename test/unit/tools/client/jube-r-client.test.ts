@@ -11,8 +11,8 @@ import {
   JubeRContractError,
   JubeRTimeoutError,
   retryDecision,
-} from '../../../functions/client/jube-r-client.ts';
-import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
+} from '../../../../functions/tools/client/jube-r-client.ts';
+import type { ExecuteResponse } from '../../../../layers/contract/execute.ts';
 
 const OK: ExecuteResponse = {
   status: 'ok',

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = new URL('../../../../', import.meta.url).pathname;
 const cli = (args: string[]) => spawnSync('node', ['scripts/jube-r.mjs', ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });
 
 describe('jube-r', () => {

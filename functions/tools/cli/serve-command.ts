@@ -3,7 +3,7 @@
  * (default 127.0.0.1:8080). Listens before anything slow is loaded (the validator warms in the
  * background) and stops cleanly on SIGINT/SIGTERM with no R process left behind.
  */
-import { ConfigError } from '../../layers/config/service-config.ts';
+import { ConfigError } from '../../../layers/config/service-config.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { isHelp, type Command } from './command.ts';
 

@@ -5,12 +5,12 @@
  * key pair, else it is refused with 403 and API Gateway's `x-amzn-ErrorType`, before the handler sees
  * it. Unset: the local stack checks nothing (as `sam local start-api` does).
  *
- * The signature is recomputed with the same signer the client uses (functions/client/sigv4.ts) over
+ * The signature is recomputed with the same signer the client uses (functions/tools/client/sigv4.ts) over
  * the headers the request says it signed, at the date it carries, and compared in constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError } from '../../layers/config/service-config.ts';
+import { ConfigError } from '../../../layers/config/service-config.ts';
 import { EXECUTE_API_SERVICE, executeApiSigner, signRequest } from '../client/sigv4.ts';
 
 /** How far a request's X-Amz-Date may be from the local clock (API Gateway allows 5 minutes). */

@@ -7,8 +7,8 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from 'aws-lambda';
-import { readServiceConfig } from '../../layers/config/service-config.ts';
-import { tenantEnvironmentCap } from '../../layers/contract/isolation.ts';
+import { readServiceConfig } from '../../../layers/config/service-config.ts';
+import { tenantEnvironmentCap } from '../../../layers/contract/isolation.ts';
 import { lambdaContext } from './api-gateway-event.ts';
 import { killDescendantGroups } from './process-tree.ts';
 import type { ExecuteRuntime, InvokeOutcome } from './runtime.ts';
@@ -22,7 +22,7 @@ export interface ProcessRuntimeOptions {
 }
 
 const defaultLoadHandler = async (): Promise<ExecuteHandler> =>
-  (await import('../execute/handler.ts')).handler;
+  (await import('../../execute/handler.ts')).handler;
 
 /**
  * The execute handler in this process, with host R. It cannot isolate keys: every TenantId runs in

@@ -3,11 +3,11 @@
  * compiler-style line per finding (`FILE:LINE:COL: CODE message`) that editors and agents parse;
  * exit 0 valid, 1 invalid, 2 usage error (no file, an unreadable file, extra arguments).
  */
-import { loadManifest } from '../../layers/packages/manifest.ts';
-import { loadRules } from '../../layers/rules/rules.ts';
-import type { ValidationResult } from '../../layers/contract/validation.ts';
-import { manifestPackages } from '../../layers/validator/package-lists.ts';
-import { loadValidator } from '../../layers/validator/validator.ts';
+import { loadManifest } from '../../../layers/packages/manifest.ts';
+import { loadRules } from '../../../layers/rules/rules.ts';
+import type { ValidationResult } from '../../../layers/contract/validation.ts';
+import { manifestPackages } from '../../../layers/validator/package-lists.ts';
+import { loadValidator } from '../../../layers/validator/validator.ts';
 import { isHelp, type Command } from './command.ts';
 import { readScript } from './read-script.ts';
 

@@ -6,8 +6,8 @@
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
-import { executeApiSigner, regionOfExecuteApiHost, signRequest } from '../../../functions/client/sigv4.ts';
-import { localSigV4FromEnv, verifySigV4, type IncomingSignedRequest } from '../../../functions/local/sigv4-verifier.ts';
+import { executeApiSigner, regionOfExecuteApiHost, signRequest } from '../../../../functions/tools/client/sigv4.ts';
+import { localSigV4FromEnv, verifySigV4, type IncomingSignedRequest } from '../../../../functions/tools/local/sigv4-verifier.ts';
 
 const KEYS = { accessKeyId: 'AKIDJUBERTEST', secretAccessKey: 'jube-r-test-secret', region: 'eu-west-1' };
 const DATE = new Date('2026-01-02T03:04:05Z');
