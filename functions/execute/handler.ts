@@ -20,23 +20,23 @@ import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
-import type { SweepReport, WipeReport } from './hygiene.ts';
-import { cleanEnvironment, hygieneSettings, type HygieneReport } from './environment-hygiene.ts';
-import { notCleanResponse } from './hygiene-response.ts';
-import type { GroupKillReport } from './process-group.ts';
-import { canRetire, respondAndExit } from './retire.ts';
-import type { RunnerEnvelope } from './envelope.ts';
-import { s3Host, type DataSourcePolicy } from './data-sources.ts';
+import type { SweepReport, WipeReport } from './environment/hygiene.ts';
+import { cleanEnvironment, hygieneSettings, type HygieneReport } from './environment/environment-hygiene.ts';
+import { notCleanResponse } from './environment/hygiene-response.ts';
+import type { GroupKillReport } from './run/process-group.ts';
+import { canRetire, respondAndExit } from './environment/retire.ts';
+import type { RunnerEnvelope } from './output/envelope.ts';
+import { s3Host, type DataSourcePolicy } from './run/data-sources.ts';
 import { tenantOfKey } from '../../layers/contract/isolation.ts';
-import type { SourceAccess } from './dataframes.ts';
+import type { SourceAccess } from './run/dataframes.ts';
 import { parseCapsuleReport } from '../../layers/contract/runner.ts';
-import { BACKGROUND_REMOVAL_MS, clearEnvironmentMark, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './post-run-budget.ts';
+import { BACKGROUND_REMOVAL_MS, clearEnvironmentMark, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './output/post-run-budget.ts';
 import { serviceRVersion } from './r-version.ts';
-import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './response.ts';
-import { runInWorkdir, type RunResult } from './run-in-workdir.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './output/response.ts';
+import { runInWorkdir, type RunResult } from './run/run-in-workdir.ts';
 import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
-import { resolveSandbox, sandboxLayers } from './sandbox.ts';
-import { createWorkdir, removeWorkdir, type WorkdirLayout } from './workdir.ts';
+import { resolveSandbox, sandboxLayers } from './run/sandbox.ts';
+import { createWorkdir, removeWorkdir, type WorkdirLayout } from './run/workdir.ts';
 
 /** What happened to the processes and the workdir of one run; for tests and logs. */
 export interface RunReport {

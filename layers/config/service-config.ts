@@ -112,7 +112,7 @@ export interface ServiceConfig {
     readonly validationErrors: number;
     readonly responseBytes: number;
   };
-  /** The post-run budget (functions/execute/post-run-budget.ts). */
+  /** The post-run budget (functions/execute/output/post-run-budget.ts). */
   readonly postRun: { readonly maxMs: number; readonly reserveMs: number };
   /** Plot capture: the caps per run and the page defaults a request may override within PLOT_LIMITS. */
   readonly plots: {

@@ -3,7 +3,7 @@
  * as the execute handler's detached Rscript does) so the local stack can kill them on shutdown
  * without knowing how the execute handler keeps track of its children.
  */
-import { killProcessGroup, processTable, type GroupKillReport, type ProcEntry } from '../../execute/process-group.ts';
+import { killProcessGroup, processTable, type GroupKillReport, type ProcEntry } from '../../execute/run/process-group.ts';
 
 /** Process groups of `root`'s descendants other than `root`'s own group. */
 export async function descendantGroups(root: number = process.pid): Promise<number[]> {

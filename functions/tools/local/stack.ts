@@ -41,7 +41,7 @@ export interface LocalStack {
 async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
   const [{ readRuntimePaths }, { activeSandboxLayers }] = await Promise.all([
     import('../../execute/runtime-paths.ts'),
-    import('../../execute/sandbox.ts'),
+    import('../../execute/run/sandbox.ts'),
   ]);
   return activeSandboxLayers(readRuntimePaths(env));
 }

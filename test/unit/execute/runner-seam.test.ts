@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { parseCapsuleReport, RUNNER_FILES, RunnerInputSchema, runnerSeamJson } from '../../../layers/contract/runner.ts';
-import { runnerCaps } from '../../../functions/execute/workdir.ts';
+import { runnerCaps } from '../../../functions/execute/run/workdir.ts';
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readContainment } from '../../../functions/execute/containment.ts';
+import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { ENVIRONMENT_NAMES, ENVIRONMENTS, resolveDeploymentConfig, DeploymentConfigSchema, type EnvironmentName } from '../../../infra/lib/config.ts';
 import { dnsFirewallAssociated } from '../../../infra/lib/environment-variables.ts';

@@ -4,7 +4,7 @@
  * recursion (json-bounds.ts). Fields go in order of how much a caller loses: file contents, plot
  * pages, the value, the structured result, messages and details, and last the console's middle.
  */
-import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
 import { capText } from './caps.ts';
 import { jsonBytes } from './json-bounds.ts';
 

@@ -3,9 +3,9 @@
  * not run, the failure is the service's, and the error starts with a stable code a caller can
  * match. The problems name what is left (a pid, an IPC id, a path), never what it holds.
  */
-import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
 import type { HygieneReport } from './environment-hygiene.ts';
-import type { ResponseBase } from './response.ts';
+import type { ResponseBase } from '../output/response.ts';
 
 export const ENVIRONMENT_NOT_CLEAN = 'environment-not-clean';
 

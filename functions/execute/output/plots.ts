@@ -10,10 +10,10 @@
  * note says how many.
  */
 import { join } from 'node:path';
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { Plot } from '../../layers/contract/execute.ts';
-import { PLOT_PAGE_PATTERN } from '../../layers/contract/runner.ts';
-import { PLOT_MIME_TYPES, type PlotSettings } from './plot-settings.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { Plot } from '../../../layers/contract/execute.ts';
+import { PLOT_PAGE_PATTERN } from '../../../layers/contract/runner.ts';
+import { PLOT_MIME_TYPES, type PlotSettings } from '../run/plot-settings.ts';
 import { isBlankPng, pngHeader } from './png.ts';
 import type { PostRunBudget } from './post-run-budget.ts';
 import { listDirectory, readRegularFile } from './safe-read.ts';

@@ -5,8 +5,8 @@
  * marks the environment for cleaning before its next run (`environmentNeedsCleaning`, read by the
  * start-of-run hygiene), and the response says what was not collected.
  */
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
 
 export class PostRunBudget {
   private readonly stopped: string[] = [];

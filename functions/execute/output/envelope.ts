@@ -8,7 +8,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { timingSafeEqual } from 'node:crypto';
-import { ENVELOPE_LIMITS, RunnerEnvelopeSchema, type RunnerEnvelope } from '../../layers/contract/runner.ts';
+import { ENVELOPE_LIMITS, RunnerEnvelopeSchema, type RunnerEnvelope } from '../../../layers/contract/runner.ts';
 import { jsonDepth } from './json-bounds.ts';
 
 export { RunnerEnvelopeSchema, type RunnerEnvelope };

@@ -8,8 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import { extname } from 'node:path';
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { OutputFile } from '../../layers/contract/execute.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { OutputFile } from '../../../layers/contract/execute.ts';
 import type { PostRunBudget } from './post-run-budget.ts';
 import { entryPath, listDirectory, readRegularFile, type EntryKind } from './safe-read.ts';
 

@@ -11,7 +11,7 @@
  * in that environment, and the key stays unread.
  */
 import { execa } from 'execa';
-import { handlerFile } from './bundle-paths.ts';
+import { handlerFile } from '../bundle-paths.ts';
 
 /** The program beside the bundled handler (the image), else the host build (npm run setup). */
 export const keysHelper = (): string => handlerFile('native/jube-keys-clear', 'build/capsule/jube-keys-clear');

@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { execa } from 'execa';
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { RuntimePaths } from './runtime-paths.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { RuntimePaths } from '../runtime-paths.ts';
 import { bwrapArgs, type ActiveSandbox } from './sandbox.ts';
 import type { WorkdirLayout } from './workdir.ts';
 

@@ -2,7 +2,7 @@
  * Stream-and-cap: the handler never holds more of a script's output than the caps allow, however
  * much the script prints. Pure logic; the caller feeds chunks.
  */
-import { ENVELOPE_LIMITS, RESULT_MARKERS } from '../../layers/contract/runner.ts';
+import { ENVELOPE_LIMITS, RESULT_MARKERS } from '../../../layers/contract/runner.ts';
 import { jsonDepth } from './json-bounds.ts';
 
 /** The longest prefix of `buf` (at most `maxBytes`) that does not split a UTF-8 character. */

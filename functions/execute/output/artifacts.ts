@@ -1,11 +1,11 @@
 /** Everything a finished run left in its workdir for the caller: plots and out/ files, capped. */
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { collectOutFiles } from './out-files.ts';
-import type { Artifacts } from './outcome.ts';
-import type { PlotSettings } from './plot-settings.ts';
+import type { Artifacts } from '../outcome.ts';
+import type { PlotSettings } from '../run/plot-settings.ts';
 import { collectPlots, type RecordedPage } from './plots.ts';
 import type { PostRunBudget } from './post-run-budget.ts';
-import type { WorkdirLayout } from './workdir.ts';
+import type { WorkdirLayout } from '../run/workdir.ts';
 
 /** Only once the run's processes are gone: the script owned these directories until then. */
 export async function collectArtifacts(

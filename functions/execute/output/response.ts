@@ -4,11 +4,11 @@
  * a failure (`errorType`, `retryable`), and what the run left (plots, files, notes). New response
  * fields are mapped here from the outcome and the envelope.
  */
-import type { ErrorType, ExecuteResponse } from '../../layers/contract/execute.ts';
-import type { ValidationResult } from '../../layers/contract/validation.ts';
+import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execute.ts';
+import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { capText, type CapturedOutput } from './caps.ts';
 import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
-import type { Artifacts, ExecuteOutcome } from './outcome.ts';
+import type { Artifacts, ExecuteOutcome } from '../outcome.ts';
 import { fitResponse } from './response-size.ts';
 
 /** The fields every response carries, decided by the handler when it answers. */

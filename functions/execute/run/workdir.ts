@@ -5,9 +5,9 @@
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import { RUNNER_CAP_KEYS, RUNNER_FILES, RunnerInputSchema, type RunnerCaps, type RunnerInput } from '../../layers/contract/runner.ts';
-import { removeTree, type RemoveOutcome } from './bounded-remove.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import { RUNNER_CAP_KEYS, RUNNER_FILES, RunnerInputSchema, type RunnerCaps, type RunnerInput } from '../../../layers/contract/runner.ts';
+import { removeTree, type RemoveOutcome } from '../output/bounded-remove.ts';
 
 export interface WorkdirLayout {
   readonly root: string;

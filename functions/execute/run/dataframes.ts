@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import type { ResolvedDataframe } from '../../layers/contract/execute.ts';
+import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import { DataSourceRefusal, guardedLookup, openFileSource, urlRefusal, type DataSourceCode, type DataSourcePolicy } from './data-sources.ts';
 
 export interface DataLimits {

@@ -8,8 +8,8 @@
 import { chmod, lstat, opendir, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { removeTree } from './bounded-remove.ts';
-import { parseProcStat, processTable } from './process-group.ts';
+import { removeTree } from '../output/bounded-remove.ts';
+import { parseProcStat, processTable } from '../run/process-group.ts';
 
 /** `pid` and its ancestors up to the kernel's: the processes a sweep must never touch. */
 export async function ancestry(pid: number = process.pid): Promise<Set<number>> {

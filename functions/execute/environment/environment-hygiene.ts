@@ -8,7 +8,7 @@
  * that no listener is left. Whatever could not be cleaned is a problem; the handler fails the invocation and retires.
  */
 import { existsSync } from 'node:fs';
-import type { Containment } from './containment.ts';
+import type { Containment } from '../run/containment.ts';
 import { ancestry, sweepEnvironment, wipeDirectories, wipeProblem, type SweepReport, type WipeReport } from './hygiene.ts';
 import { cleanSysvIpc, type SysvReport } from './ipc-hygiene.ts';
 import { clearKernelKeys, keysHelper, type KeysOutcome } from './keyring-hygiene.ts';

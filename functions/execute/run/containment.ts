@@ -29,7 +29,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { handlerFile } from './bundle-paths.ts';
+import { handlerFile } from '../bundle-paths.ts';
 
 export interface CapsuleSettings {
   readonly library: string;

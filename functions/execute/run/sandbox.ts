@@ -12,9 +12,9 @@ import {
   EXECUTE_HANDLER_LAYERS,
   HYGIENE_LAYERS,
   RLIMITS_LAYER,
-} from '../../layers/contract/sandbox-layers.ts';
+} from '../../../layers/contract/sandbox-layers.ts';
 import type { CapsuleSettings, Containment } from './containment.ts';
-import type { RuntimePaths, SandboxMode } from './runtime-paths.ts';
+import type { RuntimePaths, SandboxMode } from '../runtime-paths.ts';
 
 /** System directories bound read-only when they exist on this host. */
 const READ_ONLY_DIRS = ['/usr', '/etc', '/lib', '/lib64', '/lib32', '/bin', '/sbin', '/opt'];

@@ -4,10 +4,10 @@
  * own envelope, so the handler never relies on that. What a cap cut is flagged (`truncated`) and,
  * where a caller could not tell otherwise, said in a note.
  */
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { ErrorDetails, Value, WarningDetail } from '../../layers/contract/execute.ts';
-import type { RunnerEnvelope } from '../../layers/contract/runner.ts';
-import type { ValidationError } from '../../layers/contract/validation.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { ErrorDetails, Value, WarningDetail } from '../../../layers/contract/execute.ts';
+import type { RunnerEnvelope } from '../../../layers/contract/runner.ts';
+import type { ValidationError } from '../../../layers/contract/validation.ts';
 import { capText, capWarnings } from './caps.ts';
 import { jsonBytes } from './json-bounds.ts';
 

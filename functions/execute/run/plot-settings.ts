@@ -2,8 +2,8 @@
  * The plot device one run gets: the request's `plots` (event.ts already held it to PLOT_LIMITS)
  * over the deployment's defaults. Pure; the runner opens the device (r-image/runner/plots.R).
  */
-import type { ServiceConfig } from '../../layers/config/service-config.ts';
-import type { PlotsRequest } from '../../layers/contract/execute.ts';
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { PlotsRequest } from '../../../layers/contract/execute.ts';
 
 export interface PlotSettings {
   readonly format: 'png' | 'svg';

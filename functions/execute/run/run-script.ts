@@ -3,7 +3,7 @@
  * process group whatever happened and verify it is empty. Returns what the handler needs to
  * build the response; never throws for anything the script did.
  */
-import type { ConsoleCapture } from './caps.ts';
+import type { ConsoleCapture } from '../output/caps.ts';
 import { killMarkedProcesses, killProcessGroup, RUN_MARKER_VARIABLE, type GroupKillReport } from './process-group.ts';
 import { spawnRscript } from './spawn-rscript.ts';
 import type { WorkdirLayout } from './workdir.ts';
