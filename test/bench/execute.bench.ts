@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
-import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/handler.ts';
+import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
 import { resolveSandbox } from '../../functions/execute/run/sandbox.ts';
 import { median } from './median.ts';

@@ -10,7 +10,7 @@ import { clampTimeoutSeconds, readServiceConfig } from '../../../layers/config/s
 import type { ExecuteEventInput } from '../../../layers/contract/execute.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidExecuteEventError } from '../../execute/event.ts';
-import { createExecuteHandler } from '../../execute/handler.ts';
+import { createExecuteHandler } from '../../execute/create-handler.ts';
 import type { Command } from './command.ts';
 import { readScript } from './read-script.ts';
 import { parseRunArguments, type RunArguments } from './script-arguments.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { callerMessage, ERROR_STATUS, type ErrorBody } from '../../../layers/contract/api.ts';
-import type { ApiHandler } from '../../api/handler.ts';
+import type { ApiHandler } from '../../api/create-api.ts';
 import { lambdaContext, toHttpBody, toHttpHeaders, toProxyEvent } from './api-gateway-event.ts';
 import { listen, type ListeningServer } from './listen.ts';
 import { readBody } from './read-body.ts';

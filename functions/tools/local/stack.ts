@@ -7,7 +7,7 @@
 import { localExecuteTimeoutMs, readServiceConfig, type ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { SandboxStatus } from '../../../layers/contract/api.ts';
 import { configuredSandbox } from '../../../layers/contract/sandbox-layers.ts';
-import { createApi } from '../../api/handler.ts';
+import { createApi } from '../../api/create-api.ts';
 import { startApiServer, type ApiServer } from './api-server.ts';
 import { createExecuteRuntime } from './execute-runtime.ts';
 import type { ExecuteRuntime } from './runtime.ts';

@@ -11,7 +11,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { createApi } from '../../../functions/api/handler.ts';
+import { createApi } from '../../../functions/api/create-api.ts';
 import { ErrorBodySchema } from '../../../layers/contract/api.ts';
 import { ExecuteDeadlineError } from '../../../functions/api/http/errors.ts';
 import {

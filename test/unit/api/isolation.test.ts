@@ -12,7 +12,7 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
 import { ErrorBodySchema, HealthResponseSchema } from '../../../layers/contract/api.ts';
 import { tenantEnvironmentCap } from '../../../layers/contract/isolation.ts';
-import { createApi } from '../../../functions/api/handler.ts';
+import { createApi } from '../../../functions/api/create-api.ts';
 import { sessionOf, MAX_SESSION_LENGTH } from '../../../functions/api/http/session.ts';
 import { InvalidSessionError } from '../../../functions/api/http/errors.ts';
 import { invokeParams, throttleReason } from '../../../functions/api/invoke/execute-invoker.ts';
