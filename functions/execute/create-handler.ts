@@ -39,6 +39,12 @@ import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
 import { resolveSandbox, sandboxLayers } from './run/sandbox.ts';
 import { createWorkdir, removeWorkdir, type WorkdirLayout } from './run/workdir.ts';
 
+// What the local stack and the CLI use besides the factory: they reach this function only through
+// this module and the entry (test/unit/layout.test.ts holds them to it).
+export { InvalidExecuteEventError } from './event.ts';
+export { readRuntimePaths } from './runtime-paths.ts';
+export { activeSandboxLayers } from './run/sandbox.ts';
+
 /** What happened to the processes and the workdir of one run; for tests and logs. */
 export interface RunReport {
   readonly workdir: string;

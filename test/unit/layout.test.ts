@@ -1,12 +1,15 @@
 /**
  * The layout tells the truth about the architecture: every relative import in the repository is
  * read (static, type-only, re-exports and literal dynamic imports) and the graph checked for the
- * boundaries the README's layout table draws and for cycles.
+ * boundaries the README's layout table draws and for cycles; the names with one owner (runner
+ * workdir files, sandbox layers) are checked against every source outside test/.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { RUNNER_FILES } from '../../layers/contract/runner.ts';
+import * as sandboxLayerNames from '../../layers/contract/sandbox-layers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SKIP = new Set(['node_modules', 'cdk.out', 'staged', '.git', 'coverage']);
@@ -46,13 +49,45 @@ describe('the import graph', () => {
     expect(edges.length).toBeGreaterThan(300);
   });
 
-  it.each(['functions/execute', 'functions/tools/local', 'functions/tools/cli'])(
-    '%s uses nothing of functions/api but its handler entry',
-    (dir) => {
-      const reaching = edges.filter((e) => under(e.from, dir) && under(e.to, 'functions/api') && e.to !== 'functions/api/create-api.ts');
-      expect(reaching).toEqual([]);
-    },
-  );
+  it('functions/execute uses nothing of functions/api', () => {
+    expect(edges.filter((e) => under(e.from, 'functions/execute') && under(e.to, 'functions/api'))).toEqual([]);
+  });
+
+  /**
+   * The tools (local stack, CLI, client) are not Lambdas; they reach a function only through its
+   * factory (which reads nothing when imported) or its entry (which creates the Lambda's handler).
+   */
+  const PUBLISHED = new Set([
+    'functions/api/create-api.ts',
+    'functions/api/handler.ts',
+    'functions/execute/create-handler.ts',
+    'functions/execute/handler.ts',
+    // The process-group kill is a process utility: the local runtime ends its own R trees with it.
+    'functions/execute/run/process-group.ts',
+  ]);
+  it('functions/tools reaches functions/api and functions/execute only through their published modules', () => {
+    const reaching = edges.filter(
+      (e) => under(e.from, 'functions/tools') && (under(e.to, 'functions/api') || under(e.to, 'functions/execute')) && !PUBLISHED.has(e.to),
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it('each entry module only creates its handler from its factory', () => {
+    for (const [entry, factory] of [
+      ['functions/execute/handler.ts', 'functions/execute/create-handler.ts'],
+      ['functions/api/handler.ts', 'functions/api/create-api.ts'],
+    ] as const) {
+      expect(graph.get(entry)).toEqual([factory]);
+      const code = readFileSync(join(root, entry), 'utf8').replace(/\/\*\*[\s\S]*?\*\/\n/, '').trim().split('\n').filter(Boolean);
+      expect(code, entry).toHaveLength(2);
+    }
+  });
+
+  it('imports no entry module from source but the local runtime, which runs the Lambda\'s own handler in-process', () => {
+    const entries = ['functions/execute/handler.ts', 'functions/api/handler.ts'];
+    const importers = edges.filter((e) => entries.includes(e.to) && !under(e.from, 'test')).map((e) => e.from);
+    expect(new Set(importers)).toEqual(new Set(['functions/tools/local/execute-runtime.ts', 'functions/tools/local/stack.ts']));
+  });
 
   it('has no import between infra/ and r-image/ in either direction', () => {
     const crossing = edges.filter(
@@ -83,3 +118,45 @@ describe('the import graph', () => {
     expect(cycles.map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 });
+
+/** Every source file outside test/: the TypeScript graph's files and the R runner. */
+const nonTestSources = [
+  ...[...graph.keys()].filter((file) => !under(file, 'test')),
+  ...readdirSync(join(root, 'r-image/runner')).filter((f) => f.endsWith('.R')).map((f) => `r-image/runner/${f}`),
+];
+const literalsIn = (file: string, names: readonly string[]): string[] => {
+  const text = readFileSync(join(root, file), 'utf8');
+  // A name as a quoted literal; `Config['rlimits']` is a property key, not a layer's name.
+  return names.filter((n) => new RegExp(`(?<!\\[)(['"\`])${n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\1`).test(text));
+};
+
+describe('one definition of each name', () => {
+  it('spells each runner workdir file only in layers/contract/runner.ts', () => {
+    const names = [RUNNER_FILES.script, RUNNER_FILES.input, RUNNER_FILES.envelope, RUNNER_FILES.plotDir];
+    const spelled = nonTestSources
+      .filter((file) => file !== 'layers/contract/runner.ts')
+      .flatMap((file) => literalsIn(file, names).map((n) => `${file}: ${n}`));
+    expect(spelled).toEqual([]);
+  });
+
+  const layerNames = [
+    ...new Set(
+      Object.values(sandboxLayerNames).flatMap((value): string[] =>
+        typeof value === 'string' ? [value] : typeof value === 'object' && value !== null ? Object.values(value).filter((v) => typeof v === 'string') : [],
+      ),
+    ),
+  ];
+
+  it('reads every sandbox layer name from layers/contract/sandbox-layers.ts', () => {
+    expect(layerNames.length).toBeGreaterThan(20);
+    expect(layerNames).toContain('capsule-preload');
+  });
+
+  it('spells a sandbox layer name only in layers/contract/sandbox-layers.ts', () => {
+    const spelled = nonTestSources
+      .filter((file) => file !== 'layers/contract/sandbox-layers.ts')
+      .flatMap((file) => literalsIn(file, layerNames).map((n) => `${file}: ${n}`));
+    expect(spelled).toEqual([]);
+  });
+});
+

@@ -39,10 +39,7 @@ export interface LocalStack {
 
 /** The execute side's own report of its layers (imported late: it brings execa). */
 async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const [{ readRuntimePaths }, { activeSandboxLayers }] = await Promise.all([
-    import('../../execute/runtime-paths.ts'),
-    import('../../execute/run/sandbox.ts'),
-  ]);
+  const { readRuntimePaths, activeSandboxLayers } = await import('../../execute/create-handler.ts');
   return activeSandboxLayers(readRuntimePaths(env));
 }
 
