@@ -1,8 +1,9 @@
 /**
  * The layout tells the truth about the architecture: every relative import in the repository is
  * read (static, type-only, re-exports and literal dynamic imports) and the graph checked for the
- * boundaries the README's layout table draws and for cycles; the names with one owner (runner
- * workdir files, sandbox layers) are checked against every source outside test/.
+ * boundaries the README's layout table draws and for cycles; the table itself is checked against
+ * the tree, and the names with one owner (runner workdir files, sandbox layers) against every
+ * source outside test/.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -160,3 +161,31 @@ describe('one definition of each name', () => {
   });
 });
 
+describe("the README's layout table", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Where things are'), readme.indexOf('\nDocs:'));
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  const listed = rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+  const dirs = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !SKIP.has(e.name) && !e.name.startsWith('.') && e.name !== 'build')
+      .map((e) => (dir === '.' ? `${e.name}/` : `${dir}/${e.name}/`));
+
+  it('names only paths that exist', () => {
+    expect(listed.length).toBeGreaterThan(8);
+    expect(listed.filter((path) => !existsSync(join(root, path)))).toEqual([]);
+  });
+
+  it('has a row for every top-level folder and every folder of functions/', () => {
+    expect(dirs('.').filter((dir) => !listed.some((path) => path.startsWith(dir)))).toEqual([]);
+    expect(dirs('functions').filter((dir) => !listed.includes(dir))).toEqual([]);
+  });
+
+  it('names every subfolder of functions/execute and functions/tools in their rows, and nothing else', () => {
+    for (const dir of ['functions/execute', 'functions/tools']) {
+      const row = rows.find((r) => r.startsWith(`| \`${dir}/\``))!;
+      const named = [...row.split('|')[2]!.matchAll(/`([a-z-]+)\/`/g)].map((m) => `${dir}/${m[1]}/`).sort();
+      expect(named, dir).toEqual(dirs(dir).sort());
+    }
+  });
+});
