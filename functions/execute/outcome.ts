@@ -4,8 +4,8 @@
  * these kinds.
  */
 import type { OutputFile, Plot } from '../../layers/contract/execute.ts';
-import type { CapturedOutput } from './caps.ts';
-import type { RunnerEnvelope } from './envelope.ts';
+import type { CapturedOutput } from './output/caps.ts';
+import type { RunnerEnvelope } from './output/envelope.ts';
 
 /** What a run left behind to return: its plots and its out/ files (artifacts.ts), already capped. */
 export interface Artifacts {

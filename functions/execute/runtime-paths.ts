@@ -16,7 +16,7 @@
 import { tmpdir } from 'node:os';
 import { rulesFilePath } from '../../layers/rules/rules.ts';
 import { handlerFile } from './bundle-paths.ts';
-import { readContainment, type Containment } from './containment.ts';
+import { readContainment, type Containment } from './run/containment.ts';
 
 export type SandboxMode = 'auto' | 'bwrap' | 'none';
 

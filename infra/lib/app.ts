@@ -14,7 +14,7 @@ export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export const DEFAULT_PATHS: JubeRPaths = {
   repositoryRoot: REPOSITORY_ROOT,
-  validateEntry: join(REPOSITORY_ROOT, 'functions/validate/handler.ts'),
+  apiEntry: join(REPOSITORY_ROOT, 'functions/api/handler.ts'),
   imageDirectory: join(REPOSITORY_ROOT, 'r-image'),
 };
 

@@ -92,7 +92,7 @@ export function validateEnvironment(
 export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain, names: Pick<DeployTimeNames, 'dataBucketName'>): Record<string, string> {
   return {
     ...scriptLimits(config, chain),
-    // The one host a `url` dataframe source may name (functions/execute/data-sources.ts).
+    // The one host a `url` dataframe source may name (functions/execute/run/data-sources.ts).
     JUBE_R_DATA_BUCKET: names.dataBucketName,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The jube-r stack for one environment: network (with its DNS firewall), data bucket, execute
- * function, validate function, private API, alarms and a dashboard. Everything it needs arrives as
+ * function, API function, private API, alarms and a dashboard. Everything it needs arrives as
  * readonly props resolved in infra/bin.
  */
 import { CfnOutput, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
@@ -14,14 +14,14 @@ import { ExecuteFunction } from './constructs/execute-function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Network } from './constructs/network.ts';
 import { PrivateApi } from './constructs/private-api.ts';
-import { ValidateFunction } from './constructs/validate-function.ts';
+import { ApiFunction } from './constructs/api-function.ts';
 import { executeEnvironment, validateEnvironment } from './environment-variables.ts';
 import { timeoutChainOrThrow, type TimeoutChain } from './timeout-chain.ts';
 
 export interface JubeRPaths {
   readonly repositoryRoot: string;
-  /** functions/validate/handler.ts */
-  readonly validateEntry: string;
+  /** functions/api/handler.ts */
+  readonly apiEntry: string;
   /** r-image/ (plain Dockerfile + staged context) */
   readonly imageDirectory: string;
 }
@@ -36,7 +36,7 @@ export class JubeRStack extends Stack {
   readonly network: Network;
   readonly data: DataBucket;
   readonly execute: ExecuteFunction;
-  readonly validate: ValidateFunction;
+  readonly apiFunction: ApiFunction;
   readonly api: PrivateApi;
   readonly monitoring: Monitoring;
 
@@ -84,9 +84,11 @@ export class JubeRStack extends Stack {
       ...logs_,
     });
 
-    this.validate = new ValidateFunction(this, 'Validate', {
+    // The construct id stays 'Validate': it makes the logical ID ValidateFunction2E581753 that
+    // docs/local-sam.md and events/sam-env-vars.json name, and a new id would replace the function.
+    this.apiFunction = new ApiFunction(this, 'Validate', {
       repositoryRoot: paths.repositoryRoot,
-      entry: paths.validateEntry,
+      entry: paths.apiEntry,
       memoryMiB: config.validate.memoryMiB,
       architecture: config.validate.architecture,
       timeoutSeconds: this.chain.validateLambdaTimeoutSeconds,
@@ -97,14 +99,14 @@ export class JubeRStack extends Stack {
       ...logs_,
     });
     // The only principal allowed to invoke the execute function; unqualified ARN only.
-    this.validate.role.addToPrincipalPolicy(
+    this.apiFunction.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         sid: 'InvokeExecuteFunction',
         actions: ['lambda:InvokeFunction'],
         resources: [this.execute.function.functionArn],
       }),
     );
-    this.data.grantObjectRead(this.validate.role);
+    this.data.grantObjectRead(this.apiFunction.role);
 
     this.api = new PrivateApi(this, 'Api', {
       stageName: config.envName,
@@ -112,7 +114,7 @@ export class JubeRStack extends Stack {
       additionalVpcEndpointIds: config.api.additionalVpcEndpointIds,
       manageAccountCloudWatchRole: config.manageApiGatewayAccount,
       orchestratorRoleArn: config.orchestratorRoleArn,
-      handler: this.validate.function,
+      handler: this.apiFunction.function,
       integrationTimeoutMs: this.chain.apiIntegrationTimeoutMs,
       throttlingRateLimit: config.api.throttlingRateLimit,
       throttlingBurstLimit: config.api.throttlingBurstLimit,
@@ -122,7 +124,7 @@ export class JubeRStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       dashboardName: `${config.stackName}-${config.region}`,
       execute: this.execute.function,
-      validate: this.validate.function,
+      validate: this.apiFunction.function,
       stage: this.api.api.deploymentStage,
       executeTimeoutMs: this.chain.executeLambdaTimeoutSeconds * 1000,
       reservedConcurrency: config.execute.maxInflight,

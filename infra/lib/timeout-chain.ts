@@ -13,7 +13,7 @@
  * function timeout; so a cold invoke lasts at most `init + execute timeout`, with init <= 10 s.
  * The chain leaves `executeColdStartHeadroomMs` of that on top of the execute timeout. The
  * validate function also derives the invoke's deadline from its own remaining time (an
- * AbortSignal, functions/validate/invoke/execute-invoker.ts), keeping `validateResponseReserveMs`
+ * AbortSignal, functions/api/invoke/execute-invoker.ts), keeping `validateResponseReserveMs`
  * to answer: a cold start longer than the headroom on a near-limit script therefore comes back as
  * a clean 504 EXECUTE_DEADLINE from the validate function, never as API Gateway's own 504.
  *

@@ -112,7 +112,7 @@ export interface ServiceConfig {
     readonly validationErrors: number;
     readonly responseBytes: number;
   };
-  /** The post-run budget (functions/execute/post-run-budget.ts). */
+  /** The post-run budget (functions/execute/output/post-run-budget.ts). */
   readonly postRun: { readonly maxMs: number; readonly reserveMs: number };
   /** Plot capture: the caps per run and the page defaults a request may override within PLOT_LIMITS. */
   readonly plots: {
@@ -133,7 +133,7 @@ export interface ServiceConfig {
   readonly executeFunctionName: string;
   /** Each invocation carries the caller's tenant as its TenantId (JUBE_R_EXECUTE_TENANCY=PER_TENANT). */
   readonly executePerTenant: boolean;
-  /** How invocations are keyed (functions/validate/invoke/isolation-key.ts), as GET /health reports it. */
+  /** How invocations are keyed (functions/api/invoke/isolation-key.ts), as GET /health reports it. */
   readonly isolation: {
     readonly mode: IsolationMode;
     readonly tenancy: Tenancy;

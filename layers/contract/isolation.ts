@@ -2,7 +2,7 @@
  * Isolation keys: the names shared by the stack, the API function's configuration and GET /health.
  * In Lambda the boundary is the Firecracker microVM of one execution environment; under PER_TENANT
  * tenancy an environment only ever serves invocations carrying one TenantId, so the TenantId the
- * API function derives (functions/validate/invoke/isolation-key.ts) decides who can ever meet whose
+ * API function derives (functions/api/invoke/isolation-key.ts) decides who can ever meet whose
  * leftovers.
  */
 
@@ -41,7 +41,7 @@ export function tenantEnvironmentCap(concurrency: number): number {
 /**
  * The separator in an isolation key: tenants and sessions are [a-z0-9-], so `_` only ever joins
  * them (`<tenant>`, `<tenant>_<session>`, `<tenant>__<run id>`; derived in
- * functions/validate/invoke/isolation-key.ts).
+ * functions/api/invoke/isolation-key.ts).
  */
 export const ISOLATION_KEY_SEPARATOR = '_';
 

@@ -7,7 +7,7 @@
  *
  * The envelope is untrusted input: a script that escaped the R layer owns the process that
  * writes it, so every string and array in its schema is bounded, and the reader
- * (functions/execute/envelope.ts) bounds its bytes and nesting before it parses.
+ * (functions/execute/output/envelope.ts) bounds its bytes and nesting before it parses.
  */
 import { z } from 'zod';
 import type { ServiceConfig } from '../config/service-config.ts';
@@ -45,7 +45,7 @@ const positiveInt = z.number().int().min(0).max(2 ** 31 - 1);
 /**
  * Bounds of the envelope reader and schema. They sit above every cap a deployment may configure
  * (layers/config/service-config.ts), so a genuine envelope always fits; the published caps are
- * applied afterwards, field by field (functions/execute/response.ts).
+ * applied afterwards, field by field (functions/execute/output/response.ts).
  */
 export const ENVELOPE_LIMITS = {
   /** The file is read at most this far. */

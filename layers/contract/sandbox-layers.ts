@@ -1,6 +1,6 @@
 /**
  * The names GET /health uses for sandbox layers. The execute runtime reports the ones it detects
- * (functions/execute/sandbox.ts) and a deployment declares its own (infra, JUBE_R_SANDBOX_LAYERS);
+ * (functions/execute/run/sandbox.ts) and a deployment declares its own (infra, JUBE_R_SANDBOX_LAYERS);
  * both take the names from here, so one layer never appears under two names.
  */
 import type { ServiceConfig } from '../config/service-config.ts';
@@ -51,7 +51,7 @@ export const PLATFORM_LAYERS = {
   readOnlyImage: 'read-only-image',
 } as const;
 
-/** After-run hygiene beyond the run's own processes and workdir (functions/execute/hygiene.ts). */
+/** After-run hygiene beyond the run's own processes and workdir (functions/execute/environment/hygiene.ts). */
 export const HYGIENE_LAYERS = {
   environmentSweep: 'environment-sweep',
   writableWipe: 'writable-wipe',

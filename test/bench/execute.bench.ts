@@ -13,9 +13,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
-import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/handler.ts';
+import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
-import { resolveSandbox } from '../../functions/execute/sandbox.ts';
+import { resolveSandbox } from '../../functions/execute/run/sandbox.ts';
 import { median } from './median.ts';
 
 const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 9);

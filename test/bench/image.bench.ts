@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
-import { DEFAULT_IMAGE, PODMAN, startContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { DEFAULT_IMAGE, PODMAN, startContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { median } from './median.ts';
 
 const RUNS = 3;

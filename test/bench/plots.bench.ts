@@ -6,7 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import type { PlotsRequest } from '../../layers/contract/execute.ts';
-import { createExecuteHandler } from '../../functions/execute/handler.ts';
+import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
 import { median } from './median.ts';
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { buildRedTeamImage, NATIVE_FIXTURE, REDTEAM_IMAGE } from './image-harness.ts';
 

@@ -24,9 +24,9 @@ import { readFile } from 'node:fs/promises';
 import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
-import { CANARY_CREDENTIALS, PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
-import { ENVIRONMENT_NOT_CLEAN } from '../../functions/execute/hygiene-response.ts';
-import type { InvokeOutcome } from '../../functions/local/runtime.ts';
+import { CANARY_CREDENTIALS, PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
+import { ENVIRONMENT_NOT_CLEAN } from '../../functions/execute/environment/hygiene-response.ts';
+import type { InvokeOutcome } from '../../functions/tools/local/runtime.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
 const FUNCTION_TIMEOUT_MS = 60_000;

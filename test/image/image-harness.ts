@@ -4,7 +4,7 @@
  */
 import { execa } from 'execa';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_IMAGE, HARDENED_RUN_FLAGS, PODMAN } from '../../functions/local/container-runtime.ts';
+import { DEFAULT_IMAGE, HARDENED_RUN_FLAGS, PODMAN } from '../../functions/tools/local/container-runtime.ts';
 
 export const IMAGE = process.env['JUBE_R_IMAGE'] ?? DEFAULT_IMAGE;
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));

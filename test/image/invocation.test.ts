@@ -1,7 +1,7 @@
 /**
  * The image answers real invocations through its real entrypoint: the runtime interface client
  * polls the Runtime API emulator, the bundled execute handler runs R inside the container
- * (hardened flags, --network none; see functions/local/container-runtime.ts for how the client
+ * (hardened flags, --network none; see functions/tools/local/container-runtime.ts for how the client
  * still reaches the emulator).
  */
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteEventInput } from '../../layers/contract/execute.ts';
-import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { darkPixels, decoded } from '../runner/plot-pixels.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 

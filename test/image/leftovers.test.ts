@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteEventInput } from '../../layers/contract/execute.ts';
-import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
+import { startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
 let runtime: ContainerRuntime | undefined;

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { startContainerRuntime, type ContainerRuntime } from '../../functions/local/container-runtime.ts';
-import type { InvokeOutcome } from '../../functions/local/runtime.ts';
+import { startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
+import type { InvokeOutcome } from '../../functions/tools/local/runtime.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
 let runtime: ContainerRuntime | undefined;

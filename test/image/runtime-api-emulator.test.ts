@@ -3,7 +3,7 @@
  * Driven over real HTTP, as a runtime would.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRuntimeApiEmulator, type RuntimeApiEmulator } from '../../functions/local/runtime-api-emulator.ts';
+import { startRuntimeApiEmulator, type RuntimeApiEmulator } from '../../functions/tools/local/runtime-api-emulator.ts';
 
 let emulator: RuntimeApiEmulator | undefined;
 afterEach(async () => {

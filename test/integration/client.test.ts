@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJubeRClient, JubeRApiError, JubeRTimeoutError, type JubeRClientOptions } from '../../functions/client/jube-r-client.ts';
+import { createJubeRClient, JubeRApiError, JubeRTimeoutError, type JubeRClientOptions } from '../../functions/tools/client/jube-r-client.ts';
 import { REPO, request, startStack, type RunningStack } from './local-stack.ts';
 
 const run = promisify(execFile);

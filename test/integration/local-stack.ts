@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { processTable } from '../../functions/execute/process-group.ts';
+import { processTable } from '../../functions/execute/run/process-group.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 

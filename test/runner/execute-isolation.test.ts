@@ -1,9 +1,9 @@
 /** Containment with real R: scrubbed environment, nothing outlives the call, nothing carries over. */
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupMembers } from '../../functions/execute/process-group.ts';
+import { groupMembers } from '../../functions/execute/run/process-group.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
-import { resolveSandbox } from '../../functions/execute/sandbox.ts';
+import { resolveSandbox } from '../../functions/execute/run/sandbox.ts';
 import { acceptEverything, harness } from './helpers.ts';
 
 const CANARY = 'JUBE_TEST_CANARY_SECRET';
@@ -138,7 +138,7 @@ describe.each([
 
 describe('sandbox detection', () => {
   it('reports the layers active in this process', async () => {
-    const { activeSandboxLayers } = await import('../../functions/execute/sandbox.ts');
+    const { activeSandboxLayers } = await import('../../functions/execute/run/sandbox.ts');
     const layers = await activeSandboxLayers({ ...readRuntimePaths(), sandbox: 'auto', prlimit: 'prlimit' });
     expect(layers).toContain('rlimits');
     expect(layers.includes('bwrap-namespaces')).toBe(bwrapWorks);

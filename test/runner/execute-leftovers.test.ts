@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bombPng } from '../unit/execute/png-build.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { clearEnvironmentMark, environmentNeedsCleaning } from '../../functions/execute/post-run-budget.ts';
+import { clearEnvironmentMark, environmentNeedsCleaning } from '../../functions/execute/output/post-run-budget.ts';
 import { harness } from './helpers.ts';
 
 /** A Lambda context whose invocation ends `ms` from now. */

@@ -3,8 +3,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { Validator } from '../../layers/validator/validator.ts';
-import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from '../../functions/execute/handler.ts';
-import type { Containment } from '../../functions/execute/containment.ts';
+import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from '../../functions/execute/create-handler.ts';
+import type { Containment } from '../../functions/execute/run/containment.ts';
 import { readRuntimePaths, type SandboxMode } from '../../functions/execute/runtime-paths.ts';
 
 export function testConfig(env: Record<string, string> = {}): ServiceConfig {

@@ -1,7 +1,7 @@
 /** Looking at a returned plot the way a test needs to: decoded pixels, dark ones counted by region. */
 import { expect } from 'vitest';
 import type { Plot } from '../../layers/contract/execute.ts';
-import { decodePng, type DecodedPng } from '../../functions/execute/png.ts';
+import { decodePng, type DecodedPng } from '../../functions/execute/output/png.ts';
 
 export function decoded(plot: Plot | undefined): DecodedPng {
   expect(plot?.mimeType).toBe('image/png');

@@ -6,7 +6,7 @@
  * stricter than the runner (it loads it before).
  */
 import { describe, expect, it } from 'vitest';
-import { decodePng } from '../../functions/execute/png.ts';
+import { decodePng } from '../../functions/execute/output/png.ts';
 import { runArmed, type KernelLayers } from './capsule/armed-r.ts';
 import { darkPixels } from './plot-pixels.ts';
 

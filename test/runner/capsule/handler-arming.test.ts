@@ -3,7 +3,7 @@
  * stops the run before the script, as the service's failure.
  */
 import { describe, expect, it } from 'vitest';
-import { readContainment } from '../../../functions/execute/containment.ts';
+import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { acceptEverything, harness } from '../helpers.ts';
 
 describe('the execute handler and the capsule', () => {

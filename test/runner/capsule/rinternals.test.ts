@@ -7,7 +7,7 @@
  * execute handler. Each has a control where the capsule is not armed and the same call works.
  */
 import { describe, expect, it } from 'vitest';
-import { readContainment } from '../../../functions/execute/containment.ts';
+import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { loadManifest } from '../../../layers/packages/manifest.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { manifestPackages } from '../../../layers/validator/package-lists.ts';

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readContainment } from '../../../functions/execute/containment.ts';
-import { processTable } from '../../../functions/execute/process-group.ts';
+import { readContainment } from '../../../functions/execute/run/containment.ts';
+import { processTable } from '../../../functions/execute/run/process-group.ts';
 import { harness } from '../helpers.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));

@@ -11,8 +11,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnvironment } from '../../../functions/execute/environment-hygiene.ts';
-import { keysHelper } from '../../../functions/execute/keyring-hygiene.ts';
+import { cleanEnvironment } from '../../../functions/execute/environment/environment-hygiene.ts';
+import { keysHelper } from '../../../functions/execute/environment/keyring-hygiene.ts';
 
 /** An unprivileged user of this host, standing in for the function's user; the tests run as root. */
 const UID = 65534;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { prlimitArgs } from '../../../functions/execute/spawn-rscript.ts';
+import { prlimitArgs } from '../../../functions/execute/run/spawn-rscript.ts';
 
 let dir = '';
 let fixture = '';

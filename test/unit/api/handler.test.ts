@@ -12,8 +12,8 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/contract/execute.ts';
 import { loadManifest, ManifestMissingError } from '../../../layers/packages/manifest.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
-import { createApi } from '../../../functions/validate/handler.ts';
-import { createLambdaClient } from '../../../functions/validate/invoke/execute-invoker.ts';
+import { createApi } from '../../../functions/api/create-api.ts';
+import { createLambdaClient } from '../../../functions/api/invoke/execute-invoker.ts';
 import { ErrorBodySchema, HealthResponseSchema, PackagesResponseSchema } from '../../../layers/contract/api.ts';
 import { context, jsonPost, proxyEvent } from './events.ts';
 

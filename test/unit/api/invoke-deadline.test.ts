@@ -11,15 +11,15 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { createApi } from '../../../functions/validate/handler.ts';
+import { createApi } from '../../../functions/api/create-api.ts';
 import { ErrorBodySchema } from '../../../layers/contract/api.ts';
-import { ExecuteDeadlineError } from '../../../functions/validate/http/errors.ts';
+import { ExecuteDeadlineError } from '../../../functions/api/http/errors.ts';
 import {
   createExecuteInvoker,
   createLambdaClient,
   invokeDeadlineMs,
   MIN_INVOKE_BUDGET_MS,
-} from '../../../functions/validate/invoke/execute-invoker.ts';
+} from '../../../functions/api/invoke/execute-invoker.ts';
 import { context, jsonPost } from './events.ts';
 
 const lambda = mockClient(LambdaClient);

@@ -12,17 +12,17 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ExecuteResponse } from '../../../layers/contract/execute.ts';
 import { ErrorBodySchema, HealthResponseSchema } from '../../../layers/contract/api.ts';
 import { tenantEnvironmentCap } from '../../../layers/contract/isolation.ts';
-import { createApi } from '../../../functions/validate/handler.ts';
-import { sessionOf, MAX_SESSION_LENGTH } from '../../../functions/validate/http/session.ts';
-import { InvalidSessionError } from '../../../functions/validate/http/errors.ts';
-import { invokeParams, throttleReason } from '../../../functions/validate/invoke/execute-invoker.ts';
+import { createApi } from '../../../functions/api/create-api.ts';
+import { sessionOf, MAX_SESSION_LENGTH } from '../../../functions/api/http/session.ts';
+import { InvalidSessionError } from '../../../functions/api/http/errors.ts';
+import { invokeParams, throttleReason } from '../../../functions/api/invoke/execute-invoker.ts';
 import {
   ISOLATION_KEY_PATTERN,
   isolationKey,
   MAX_ISOLATION_KEY_LENGTH,
-} from '../../../functions/validate/invoke/isolation-key.ts';
-import { MAX_TENANT_LENGTH } from '../../../functions/validate/data-pointers/pointer.ts';
-import type { DataPointerResolver } from '../../../functions/validate/data-pointers/types.ts';
+} from '../../../functions/api/invoke/isolation-key.ts';
+import { MAX_TENANT_LENGTH } from '../../../functions/api/data-pointers/pointer.ts';
+import type { DataPointerResolver } from '../../../functions/api/data-pointers/types.ts';
 import { context, jsonPost, proxyEvent } from './events.ts';
 
 const lambda = mockClient(LambdaClient);
@@ -251,7 +251,7 @@ describe('GET /health isolation', () => {
 describe('tenantOfKey (what the execute side scopes data by)', () => {
   it.each(['tenant', 'session', 'run'] as const)('gives back the tenant of every %s key', async (mode) => {
     const { tenantOfKey } = await import('../../../layers/contract/isolation.ts');
-    const { isolationKey } = await import('../../../functions/validate/invoke/isolation-key.ts');
+    const { isolationKey } = await import('../../../functions/api/invoke/isolation-key.ts');
     for (const session of [undefined, 'chat-1', 'a-b-c']) {
       expect(tenantOfKey(isolationKey(mode, { tenant: 'acme-corp', session }))).toBe('acme-corp');
     }

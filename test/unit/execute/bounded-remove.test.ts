@@ -4,8 +4,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { removeTree } from '../../../functions/execute/bounded-remove.ts';
-import { PostRunBudget, withBudgetNote, withinBudget } from '../../../functions/execute/post-run-budget.ts';
+import { removeTree } from '../../../functions/execute/output/bounded-remove.ts';
+import { PostRunBudget, withBudgetNote, withinBudget } from '../../../functions/execute/output/post-run-budget.ts';
 
 let root: string;
 beforeEach(() => {

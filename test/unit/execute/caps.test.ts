@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConsoleCapture, RESULT_END, RESULT_START, capText, capWarnings, omittedLine, trimIncompleteUtf8, trimLeadingContinuation, utf8Prefix,
-} from '../../../functions/execute/caps.ts';
+} from '../../../functions/execute/output/caps.ts';
 
 /** Feeds `text` in chunks of `size` bytes, the way a pipe delivers it. */
 function feed(capture: ConsoleCapture, text: string, size: number): ConsoleCapture {

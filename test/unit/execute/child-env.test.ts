@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildChildEnv } from '../../../functions/execute/child-env.ts';
+import { buildChildEnv } from '../../../functions/execute/run/child-env.ts';
 import { layout } from './workdir-layout.ts';
 
 describe('child environment', () => {

@@ -40,7 +40,7 @@ describe('the execute function makes no AWS call', () => {
   });
 
   it('control: the validate function, which invokes Lambda, does bundle the SDK', () => {
-    const inputs = bundledInputs('functions/validate/handler.ts');
+    const inputs = bundledInputs('functions/api/handler.ts');
     expect(inputs.some((file) => file.includes('node_modules/@aws-sdk/client-lambda/'))).toBe(true);
     expect(inputs.some((file) => AWS_CLIENT_CODE.test(file))).toBe(true);
   });

@@ -1,6 +1,6 @@
 /** The containment settings: defaults, the capsule's library, and the switches a deployment refuses. */
 import { describe, expect, it } from 'vitest';
-import { ContainmentConfigError, readContainment } from '../../../functions/execute/containment.ts';
+import { ContainmentConfigError, readContainment } from '../../../functions/execute/run/containment.ts';
 
 const library = '/bin/sh'; // any existing file stands in for the capsule here
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DATA_SOURCE_CODES, forbiddenAddress, guardedLookup, s3Host, urlRefusal, type DataSourcePolicy } from '../../../functions/execute/data-sources.ts';
+import { DATA_SOURCE_CODES, forbiddenAddress, guardedLookup, s3Host, urlRefusal, type DataSourcePolicy } from '../../../functions/execute/run/data-sources.ts';
 import { tenantOfKey } from '../../../layers/contract/isolation.ts';
-import { DataframeStagingError, stageDataframes, type SourceAccess } from '../../../functions/execute/dataframes.ts';
+import { DataframeStagingError, stageDataframes, type SourceAccess } from '../../../functions/execute/run/dataframes.ts';
 import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 
 const base = mkdtempSync(join(tmpdir(), 'jube-r-sources-'));

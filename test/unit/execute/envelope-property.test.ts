@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig, type ServiceConfig } from '../../../layers/config/service-config.ts';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/contract/execute.ts';
-import { parseEnvelope } from '../../../functions/execute/envelope.ts';
-import { jsonBytes } from '../../../functions/execute/json-bounds.ts';
+import { parseEnvelope } from '../../../functions/execute/output/envelope.ts';
+import { jsonBytes } from '../../../functions/execute/output/json-bounds.ts';
 import type { Artifacts } from '../../../functions/execute/outcome.ts';
-import { executeResponse } from '../../../functions/execute/response.ts';
+import { executeResponse } from '../../../functions/execute/output/response.ts';
 
 const NONCE = 'f'.repeat(64);
 const LAMBDA_MAX = 6 * 1024 * 1024;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEnvelope } from '../../../functions/execute/envelope.ts';
+import { readEnvelope } from '../../../functions/execute/output/envelope.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'jube-r-envelope-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,9 +9,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readContainment } from '../../../functions/execute/containment.ts';
-import { cleanEnvironment, hygieneSettings } from '../../../functions/execute/environment-hygiene.ts';
-import { notCleanResponse, ENVIRONMENT_NOT_CLEAN } from '../../../functions/execute/hygiene-response.ts';
+import { readContainment } from '../../../functions/execute/run/containment.ts';
+import { cleanEnvironment, hygieneSettings } from '../../../functions/execute/environment/environment-hygiene.ts';
+import { notCleanResponse, ENVIRONMENT_NOT_CLEAN } from '../../../functions/execute/environment/hygiene-response.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -5,7 +5,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidExecuteEventError } from '../../../functions/execute/event.ts';
-import { createExecuteHandler } from '../../../functions/execute/handler.ts';
+import { createExecuteHandler } from '../../../functions/execute/create-handler.ts';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import type { Validator } from '../../../layers/validator/validator.ts';
 

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ancestry, forceRemove, processUid, WIPE_REPORT_NAMES, wipeDirectories, wipeProblem } from '../../../functions/execute/hygiene.ts';
+import { ancestry, forceRemove, processUid, WIPE_REPORT_NAMES, wipeDirectories, wipeProblem } from '../../../functions/execute/environment/hygiene.ts';
 
 const dirs: string[] = [];
 const scratch = () => {

@@ -6,7 +6,7 @@
  */
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanSysvIpc, ipcrmArgs, listSysvObjects, ownedBy, parseSysvTable, type SysvObject } from '../../../functions/execute/ipc-hygiene.ts';
+import { cleanSysvIpc, ipcrmArgs, listSysvObjects, ownedBy, parseSysvTable, type SysvObject } from '../../../functions/execute/environment/ipc-hygiene.ts';
 
 const made: SysvObject[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 /** json-bounds.ts: nesting and size without recursion, exact against JSON.stringify where it can run. */
 import { describe, expect, it } from 'vitest';
-import { jsonBytes, jsonDepth, valueDepth } from '../../../functions/execute/json-bounds.ts';
+import { jsonBytes, jsonDepth, valueDepth } from '../../../functions/execute/output/json-bounds.ts';
 
 describe('jsonDepth', () => {
   it.each([

@@ -3,7 +3,7 @@
  * real keys): only `cleared` with status 0, or the kernel refusing keyctl altogether, are clean.
  */
 import { describe, expect, it } from 'vitest';
-import { keysOutcome } from '../../../functions/execute/keyring-hygiene.ts';
+import { keysOutcome } from '../../../functions/execute/environment/keyring-hygiene.ts';
 
 describe('keysOutcome', () => {
   it('reads the three answers', () => {

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ancestry } from '../../../functions/execute/hygiene.ts';
-import { parseTcpListeners, strayListeners } from '../../../functions/execute/listeners.ts';
+import { ancestry } from '../../../functions/execute/environment/hygiene.ts';
+import { parseTcpListeners, strayListeners } from '../../../functions/execute/environment/listeners.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

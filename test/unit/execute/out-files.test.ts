@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectOutFiles, mimeTypeOf } from '../../../functions/execute/out-files.ts';
-import { listDirectory, readRegularFile } from '../../../functions/execute/safe-read.ts';
+import { collectOutFiles, mimeTypeOf } from '../../../functions/execute/output/out-files.ts';
+import { listDirectory, readRegularFile } from '../../../functions/execute/output/safe-read.ts';
 
 let root: string;
 let out: string;

@@ -7,9 +7,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolvePlotSettings } from '../../../functions/execute/plot-settings.ts';
-import { collectPlots, isBlankSvg, type RecordedPage } from '../../../functions/execute/plots.ts';
-import { isBlankPng } from '../../../functions/execute/png.ts';
+import { resolvePlotSettings } from '../../../functions/execute/run/plot-settings.ts';
+import { collectPlots, isBlankSvg, type RecordedPage } from '../../../functions/execute/output/plots.ts';
+import { isBlankPng } from '../../../functions/execute/output/png.ts';
 import { bombPng } from './png-build.ts';
 
 const svg = (body: string) =>

@@ -1,7 +1,7 @@
 /** png.ts against PNGs built here with every filter type, and against what it must refuse. */
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodePng, isBlankPng, isUniform, pngHeader } from '../../../functions/execute/png.ts';
+import { decodePng, isBlankPng, isUniform, pngHeader } from '../../../functions/execute/output/png.ts';
 import { chunk } from './png-build.ts';
 
 /** An RGB PNG of `rows` (each row: [filter, ...raw filtered bytes]). */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { groupMembers, killMarkedProcesses, killProcessGroup, markedProcesses, parseProcStat } from '../../../functions/execute/process-group.ts';
+import { groupMembers, killMarkedProcesses, killProcessGroup, markedProcesses, parseProcStat } from '../../../functions/execute/run/process-group.ts';
 
 describe('process groups', () => {
   it.each([

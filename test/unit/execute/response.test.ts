@@ -1,10 +1,10 @@
 /** Outcome + envelope + captured output -> the /execute response, without R (response.ts). */
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import type { CapturedOutput } from '../../../functions/execute/caps.ts';
-import type { RunnerEnvelope } from '../../../functions/execute/envelope.ts';
+import type { CapturedOutput } from '../../../functions/execute/output/caps.ts';
+import type { RunnerEnvelope } from '../../../functions/execute/output/envelope.ts';
 import type { Artifacts, ExecuteOutcome } from '../../../functions/execute/outcome.ts';
-import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits } from '../../../functions/execute/response.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits } from '../../../functions/execute/output/response.ts';
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
 const limits: ResponseLimits = {

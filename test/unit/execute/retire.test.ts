@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canRetire, postResponse, respondAndExit } from '../../../functions/execute/retire.ts';
+import { canRetire, postResponse, respondAndExit } from '../../../functions/execute/environment/retire.ts';
 
 const servers: ReturnType<typeof createServer>[] = [];
 afterEach(() => {

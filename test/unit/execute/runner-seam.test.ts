@@ -2,14 +2,14 @@
  * layers/contract/runner.ts: the seam's one source. seam.json (what the R runner reads) is what
  * it generates; the input schema agrees case by case with the R side's check (the same table,
  * test/runner/r/seam-input-cases.json, drives test/runner/r/test-seam.R); the capsule report parses.
+ * That no other source spells a workdir file name is test/unit/layout.test.ts's.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { parseCapsuleReport, RUNNER_FILES, RunnerInputSchema, runnerSeamJson } from '../../../layers/contract/runner.ts';
-import { runnerCaps } from '../../../functions/execute/workdir.ts';
+import { parseCapsuleReport, RunnerInputSchema, runnerSeamJson } from '../../../layers/contract/runner.ts';
+import { runnerCaps } from '../../../functions/execute/run/workdir.ts';
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 
@@ -24,19 +24,6 @@ const table = JSON.parse(readFileSync(repo('test/runner/r/seam-input-cases.json'
 describe('the runner seam', () => {
   it('r-image/runner/seam.json is what layers/contract/runner.ts generates (node --import tsx scripts/write-runner-seam.mts)', () => {
     expect(readFileSync(repo('r-image/runner/seam.json'), 'utf8')).toBe(runnerSeamJson());
-  });
-
-  it('names each distinctive workdir file in one place: no source outside the seam spells it', () => {
-    const files = (dir: string, ext: string): string[] =>
-      readdirSync(repo(dir), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith(ext)).map((f) => join(dir, f));
-    const sources = [...files('functions', '.ts'), ...files('layers', '.ts'), ...files('r-image/runner', '.R')]
-      .filter((f) => f !== join('layers', 'contract', 'runner.ts'));
-    const names = [RUNNER_FILES.script, RUNNER_FILES.input, RUNNER_FILES.envelope, RUNNER_FILES.plotDir];
-    const spelled = sources.flatMap((f) => {
-      const text = readFileSync(repo(f), 'utf8');
-      return names.filter((n) => text.includes(`'${n}'`) || text.includes(`"${n}"`)).map((n) => `${f}: ${n}`);
-    });
-    expect(spelled).toEqual([]);
   });
 
   it.each(table.cases)('input.json: $name (ok: $ok), as the R side decides it', ({ change, remove, ok }) => {

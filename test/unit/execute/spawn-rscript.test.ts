@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { readRuntimePaths } from '../../../functions/execute/runtime-paths.ts';
-import { preferForOomKill, prlimitArgs, R_OOM_SCORE_ADJ, rscriptCommand, spawnRscript } from '../../../functions/execute/spawn-rscript.ts';
+import { preferForOomKill, prlimitArgs, R_OOM_SCORE_ADJ, rscriptCommand, spawnRscript } from '../../../functions/execute/run/spawn-rscript.ts';
 import { layout } from './workdir-layout.ts';
 
 describe('the Rscript command line', () => {

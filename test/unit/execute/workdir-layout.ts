@@ -1,5 +1,5 @@
 /** A workdir layout for tests that only need its paths (nothing is created on disk). */
-import type { WorkdirLayout } from '../../../functions/execute/workdir.ts';
+import type { WorkdirLayout } from '../../../functions/execute/run/workdir.ts';
 
 export const layout: WorkdirLayout = {
   root: '/tmp/jube-r-x',

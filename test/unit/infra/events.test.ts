@@ -9,10 +9,10 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { ExecuteEventSchema } from '../../../layers/contract/execute.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
-import { lowerCaseHeaders } from '../../../functions/validate/http/ingress.ts';
-import { tenantOf } from '../../../functions/validate/http/tenant.ts';
+import { lowerCaseHeaders } from '../../../functions/api/http/ingress.ts';
+import { tenantOf } from '../../../functions/api/http/tenant.ts';
 import { executeRequestSchema, ROUTES, ValidateRequestSchema } from '../../../layers/contract/api.ts';
-import { matchRoute } from '../../../functions/validate/routes/table.ts';
+import { matchRoute } from '../../../functions/api/routes/table.ts';
 import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
 
 /** The parts of an API Gateway REST proxy event the validate handler reads. */

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readContainment } from '../../../functions/execute/containment.ts';
+import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { ENVIRONMENT_NAMES, ENVIRONMENTS, resolveDeploymentConfig, DeploymentConfigSchema, type EnvironmentName } from '../../../infra/lib/config.ts';
 import { dnsFirewallAssociated } from '../../../infra/lib/environment-variables.ts';
@@ -14,7 +14,7 @@ import { rAddressSpaceLimitBytes } from '../../../infra/lib/execute-memory.ts';
 import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
 import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
 import { ALLOW_RULE_PRIORITY, BLOCK_RULE_PRIORITY } from '../../../infra/lib/constructs/dns-firewall.ts';
-import { VALIDATE_BUNDLE_FILES } from '../../../infra/lib/constructs/validate-function.ts';
+import { API_BUNDLE_FILES } from '../../../infra/lib/constructs/api-function.ts';
 import { ROUTES } from '../../../infra/lib/constructs/private-api.ts';
 import {
   actionsOf,
@@ -44,9 +44,9 @@ const ids = (stack: JubeRStack) => ({
   executeRole: logicalIdOf(stack.execute.role),
   executeLogGroup: logicalIdOf(stack.execute.logGroup),
   executeSecurityGroup: logicalIdOf(stack.network.executeSecurityGroup),
-  validateFunction: logicalIdOf(stack.validate.function),
-  validateRole: logicalIdOf(stack.validate.role),
-  validateLogGroup: logicalIdOf(stack.validate.logGroup),
+  validateFunction: logicalIdOf(stack.apiFunction.function),
+  validateRole: logicalIdOf(stack.apiFunction.role),
+  validateLogGroup: logicalIdOf(stack.apiFunction.logGroup),
   bucket: logicalIdOf(stack.data.bucket),
   bucketAccessLogs: logicalIdOf(stack.data.accessLogBucket),
   accessLogs: logicalIdOf(stack.api.accessLogGroup),
@@ -453,7 +453,7 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const metadata = json.Resources[id.validateFunction]!.Metadata!;
       expect(metadata).toMatchObject({ 'aws:asset:path': expect.stringMatching(/^asset\./), 'aws:asset:property': 'Code', 'aws:asset:is-bundled': true });
       const files = readdirSync(join(outdir, String(metadata['aws:asset:path'])));
-      expect(files).toEqual(expect.arrayContaining(['index.mjs', ...VALIDATE_BUNDLE_FILES.map((f) => f.split('/').at(-1)!)]));
+      expect(files).toEqual(expect.arrayContaining(['index.mjs', ...API_BUNDLE_FILES.map((f) => f.split('/').at(-1)!)]));
     });
 
     it('has a role limited to its log group, invoking the execute function and reading data objects', () => {
@@ -649,7 +649,7 @@ describe('SAM local environment file (events/sam-env-vars.json)', () => {
     // Prepare
     const { json, stack } = synthesized.dev;
     const file = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'events/sam-env-vars.json'), 'utf8')) as Record<string, Record<string, string>>;
-    const validateId = logicalIdOf(stack.validate.function);
+    const validateId = logicalIdOf(stack.apiFunction.function);
 
     // Assess: SAM ignores overrides of undeclared variables, and logical ids are what SAM names functions by.
     expect(Object.keys(file)).toEqual([validateId]);
@@ -662,7 +662,7 @@ describe('SAM local environment file (events/sam-env-vars.json)', () => {
     const { stack } = synthesized.dev;
     const doc = readFileSync(join(REPOSITORY_ROOT, 'docs/local-sam.md'), 'utf8');
     const named = new Set(doc.match(/\b(?:Validate|Execute)Function[0-9A-F]{8}\b/g));
-    expect(named).toEqual(new Set([logicalIdOf(stack.validate.function), logicalIdOf(stack.execute.function)]));
+    expect(named).toEqual(new Set([logicalIdOf(stack.apiFunction.function), logicalIdOf(stack.execute.function)]));
   });
 });
 

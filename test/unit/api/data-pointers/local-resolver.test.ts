@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../../layers/config/service-config.ts';
-import { createDataPointerResolver, UNRESOLVED } from '../../../../functions/validate/data-pointers/resolve.ts';
-import type { DataPointerResolver } from '../../../../functions/validate/data-pointers/types.ts';
+import { createDataPointerResolver, UNRESOLVED } from '../../../../functions/api/data-pointers/resolve.ts';
+import type { DataPointerResolver } from '../../../../functions/api/data-pointers/types.ts';
 
 const CSV = 'x,y\n1,a\n2,b\n';
 

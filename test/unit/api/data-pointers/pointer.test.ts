@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidPointer, isValidTenant, MAX_POINTER_LENGTH, MAX_TENANT_LENGTH } from '../../../../functions/validate/data-pointers/pointer.ts';
+import { isValidPointer, isValidTenant, MAX_POINTER_LENGTH, MAX_TENANT_LENGTH } from '../../../../functions/api/data-pointers/pointer.ts';
 
 describe('data pointer syntax', () => {
   it.each([

@@ -8,8 +8,8 @@ import {
   createResolver,
   DATA_POINTER_UNRESOLVED_MESSAGE,
   UNRESOLVED,
-} from '../../../../functions/validate/data-pointers/resolve.ts';
-import type { PointerStore } from '../../../../functions/validate/data-pointers/types.ts';
+} from '../../../../functions/api/data-pointers/resolve.ts';
+import type { PointerStore } from '../../../../functions/api/data-pointers/types.ts';
 
 const KIB = 1024;
 

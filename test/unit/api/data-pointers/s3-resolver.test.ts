@@ -2,7 +2,7 @@ import { HeadObjectCommand, NotFound, S3Client, S3ServiceException } from '@aws-
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../../layers/config/service-config.ts';
-import { createDataPointerResolver, UNRESOLVED } from '../../../../functions/validate/data-pointers/resolve.ts';
+import { createDataPointerResolver, UNRESOLVED } from '../../../../functions/api/data-pointers/resolve.ts';
 
 const BUCKET = 'jube-r-data-test';
 const TTL_SECONDS = 300;

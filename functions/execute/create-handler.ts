@@ -1,0 +1,252 @@
+/**
+ * The execute function: ExecuteEvent -> ExecuteResponse. It trusts no caller: the event is
+ * zod-parsed (event.ts), the script validated again, then exactly one Rscript runs the runner in a
+ * private workdir (run-in-workdir.ts); the outcome becomes the response (response.ts). The
+ * environment is cleaned at init, before and after every run (environment-hygiene.ts); everything
+ * after R ends runs under one post-run budget (post-run-budget.ts), and one structured log line is
+ * written per invocation (invocation-log.ts). An environment that could not be cleaned is retired
+ * after answering (retire.ts): Lambda resets it and initialises it again in the same microVM, so the
+ * next init's hygiene is what cleans it; a fresh microVM per run is the API function's
+ * `isolation: run`. Configuration is read once, when the handler is created, and a bad value fails
+ * the creation naming its key. Importing this module reads nothing: the entry (handler.ts) creates
+ * the Lambda's handler; the local stack, the CLI, tests and benchmarks create their own.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import { loadManifest } from '../../layers/packages/manifest.ts';
+import { getParser } from '../../layers/parser/tree-sitter.ts';
+import { allowedPackages, loadRules, type SandboxRules } from '../../layers/rules/rules.ts';
+import { manifestPackages } from '../../layers/validator/package-lists.ts';
+import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
+import { parseExecuteEvent } from './event.ts';
+import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
+import type { SweepReport, WipeReport } from './environment/hygiene.ts';
+import { cleanEnvironment, hygieneSettings, type HygieneReport } from './environment/environment-hygiene.ts';
+import { notCleanResponse } from './environment/hygiene-response.ts';
+import type { GroupKillReport } from './run/process-group.ts';
+import { canRetire, respondAndExit } from './environment/retire.ts';
+import type { RunnerEnvelope } from './output/envelope.ts';
+import { s3Host, type DataSourcePolicy } from './run/data-sources.ts';
+import { tenantOfKey } from '../../layers/contract/isolation.ts';
+import type { SourceAccess } from './run/dataframes.ts';
+import { parseCapsuleReport } from '../../layers/contract/runner.ts';
+import { BACKGROUND_REMOVAL_MS, clearEnvironmentMark, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './output/post-run-budget.ts';
+import { serviceRVersion } from './r-version.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './output/response.ts';
+import { runInWorkdir, type RunResult } from './run/run-in-workdir.ts';
+import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
+import { resolveSandbox, sandboxLayers } from './run/sandbox.ts';
+import { createWorkdir, removeWorkdir, type WorkdirLayout } from './run/workdir.ts';
+
+// What the local stack and the CLI use besides the factory: they reach this function only through
+// this module and the entry (test/unit/layout.test.ts holds them to it).
+export { InvalidExecuteEventError } from './event.ts';
+export { readRuntimePaths } from './runtime-paths.ts';
+export { activeSandboxLayers } from './run/sandbox.ts';
+
+/** What happened to the processes and the workdir of one run; for tests and logs. */
+export interface RunReport {
+  readonly workdir: string;
+  readonly pid: number | undefined;
+  readonly group: GroupKillReport | undefined;
+  /** JUBE_R_SWEEP=environment: every other process of the environment, killed. */
+  readonly sweep?: SweepReport | undefined;
+  /** JUBE_R_WIPE_AFTER_RUN: what was removed from the writable places. */
+  readonly wipe?: WipeReport | undefined;
+  /** The capsule's report from the envelope, when R reached the arming. */
+  readonly capsule?: string | undefined;
+  /** Why this environment is retired after answering, if it is. */
+  readonly retire?: string | undefined;
+  /** The environment's cleanings around this run (environment-hygiene.ts), each with its cost. */
+  readonly hygiene?: { readonly init?: HygieneReport; readonly before?: HygieneReport; readonly after?: HygieneReport } | undefined;
+  /** The post-run budget, and what it cut short. */
+  readonly budget?: PostRunBudget | undefined;
+}
+
+export interface ExecuteHandlerOptions {
+  readonly config?: ServiceConfig;
+  readonly paths?: RuntimePaths;
+  readonly rules?: SandboxRules;
+  /** Packages packages.R declares; default from the manifest. */
+  readonly declaredPackages?: readonly string[];
+  readonly validator?: Validator | Promise<Validator>;
+  /** Never wait past the invocation's remaining time minus this. */
+  readonly safetyMarginMs?: number;
+  readonly onRunReport?: (report: RunReport) => void;
+  readonly logger?: Logger;
+  /** Where `file` dataframe sources may come from; default the data root (JUBE_R_DATA_DIR). */
+  readonly dataRoots?: readonly string[];
+  /** Replaces the HTTPS download of an allowed URL source (tests: nothing here is the bucket's host). */
+  readonly dataDownload?: SourceAccess['download'];
+}
+
+export type ExecuteHandler = (event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>;
+
+/** The manifest, or undefined where it was never generated (tests pass what they need). */
+function manifestOrUndefined() {
+  try {
+    return loadManifest();
+  } catch {
+    return undefined;
+  }
+}
+
+export function createExecuteHandler(options: ExecuteHandlerOptions = {}): ExecuteHandler {
+  const config = options.config ?? readServiceConfig();
+  const paths = options.paths ?? readRuntimePaths();
+  const rules = options.rules ?? loadRules(paths.rulesFile);
+  const manifest = manifestOrUndefined();
+  const declared = options.declaredPackages ?? manifest?.declared ?? [];
+  const allowed = [...allowedPackages(rules, declared)].sort();
+  const safetyMarginMs = options.safetyMarginMs ?? 1500;
+  const logger = options.logger ?? new Logger({ serviceName: 'jube-r' });
+  let validator: Promise<Validator> | undefined =
+    options.validator === undefined ? undefined : Promise.resolve(options.validator);
+  const rVersion = serviceRVersion(manifest);
+  // Init-time cleaning starts with the module: what a crashed or timed-out predecessor left in
+  // this microVM (Lambda's reset keeps /tmp and kernel objects) is gone before the first run.
+  const hygiene = hygieneSettings(paths.containment);
+  const dataPolicy: DataSourcePolicy = {
+    deployed: paths.containment.deployment !== undefined,
+    fileRoots: options.dataRoots ?? [config.data.dir],
+    urlHost: s3Host(config.data.bucket, process.env['AWS_REGION']),
+  };
+  let init: Promise<HygieneReport> | undefined = hygiene
+    ? cleanEnvironment('init', hygiene).catch((error: unknown) => ({ phase: 'init' as const, ms: 0, problems: [`init cleaning failed: ${String(error)}`] }))
+    : undefined;
+
+  async function respond(event: unknown, context: LambdaContextLike | undefined, started: number) {
+    const e = parseExecuteEvent(event, rules);
+    const base = (): ResponseBase => ({ durationMs: Date.now() - started, rVersion, timestamp: new Date(started).toISOString() });
+
+    // The installed list comes from the manifest, which must exist by now (it names the command that writes it).
+    validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()), declaredPackages: declared });
+    // The test-only escaped runner (containment.ts) is meant to run what validation would refuse.
+    const validation = paths.containment.testEscapedRunner ? undefined : (await validator)(e.script);
+    if (validation && !validation.valid) {
+      return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined, retire: undefined };
+    }
+
+    const [parser, sandbox, prepared] = await Promise.all([getParser(), resolveSandbox(paths.sandbox), prepareEnvironment()]);
+    const failed = prepared?.init?.problems.length ? prepared.init : prepared?.before;
+    if (failed && failed.problems.length > 0) {
+      logger.error('the environment is not clean before a run', { phase: failed.phase, problems: failed.problems });
+      const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
+      options.onRunReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
+      return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
+    }
+    const layout = await createWorkdir(paths.tmpRoot);
+    let run: RunResult | undefined;
+    let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
+    const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
+    try {
+      run = await runInWorkdir(e, layout, {
+        config, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
+        dataAccess: {
+          policy: dataPolicy,
+          tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
+          ...(options.dataDownload ? { download: options.dataDownload } : {}),
+        },
+      });
+    } finally {
+      // A run that never reached R (or threw) still gets its cleanup bounded.
+      const budget = run?.budget ?? PostRunBudget.after(remainingMs, config.postRun);
+      const { after, ...cleaned } = await cleanUp(layout, budget);
+      report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, budget, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
+    }
+    const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
+    const capsule = envelope?.sandbox;
+    report = { ...report, capsule };
+    options.onRunReport?.(report);
+    if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
+    const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
+    const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
+    return {
+      apiRequestId: e.requestId,
+      response,
+      layers: run.outcome.kind === 'not-staged' ? undefined : sandboxLayers(paths, sandbox, capsule),
+      retire: report.retire,
+      hygieneMs: hygieneCost(report.hygiene),
+    };
+  }
+
+  /** Init once (awaited by the first run), then the cleaning before every run; undefined: nothing to clean here. */
+  async function prepareEnvironment(): Promise<{ init?: HygieneReport; before?: HygieneReport } | undefined> {
+    if (!hygiene) return undefined;
+    const initReport = init ? await init : undefined;
+    init = undefined;
+    if (initReport && initReport.problems.length > 0) return { init: initReport };
+    const before = await cleanEnvironment('before-run', hygiene);
+    // What a cut-short predecessor left is now gone (or this run is refused as not clean).
+    if (before.problems.length === 0) clearEnvironmentMark();
+    return initReport ? { init: initReport, before } : { before };
+  }
+
+  /**
+   * (In the image) every process but the handler's chain, every file in the writable places and
+   * every IPC object, then the workdir. Whatever could not be removed retires the environment.
+   */
+  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
+    // Processes first, so nothing writes into the workdir while it goes.
+    const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene), budget, 'the after-run cleaning') : undefined;
+    const after = cleaned === 'deadline' ? undefined : cleaned;
+    const removed = await removeWorkdir(layout, budget.deadline);
+    if (removed === 'deadline') {
+      budget.stop('removing the workdir');
+      // After the answer: where the environment is not retired (the local stack), the rest goes
+      // in the background, a batch at a time, touching nothing but this run's workdir.
+      void removeWorkdir(layout, Date.now() + BACKGROUND_REMOVAL_MS);
+    }
+    if (budget.cutShort.length > 0) markEnvironmentForCleaning(`post-run work cut short: ${budget.cutShort.join(', ')}`);
+    const dirty = [
+      ...(removed === 'removed' ? [] : [`the workdir ${layout.root} could not be removed${removed === 'deadline' ? ' within the post-run budget' : ''}`]),
+      ...(cleaned === 'deadline' ? ['the after-run cleaning did not finish within the post-run budget'] : []),
+      ...(after?.problems ?? []),
+    ];
+    if (dirty.length > 0) logger.error('the environment is not clean after a run', { problems: dirty });
+    const retire = dirty.length > 0 ? dirty.join('; ') : undefined;
+    return { sweep: after?.sweep, wipe: after?.wipe, retire, ...(after ? { after } : {}) };
+  }
+
+  /**
+   * The capsule is required but the envelope of a run that reached the script does not report it
+   * armed: the result is withheld. (A capsule that fails to arm stops the runner before the script,
+   * which reports that itself as the service's failure, errorType "interpreter".)
+   */
+  function unarmed(envelope: RunnerEnvelope | undefined, responseBase: ResponseBase): ExecuteResponse | undefined {
+    if (!paths.containment.capsule || !envelope || envelope.status === 'rejected' || envelope.errorType === 'interpreter') return undefined;
+    const report = parseCapsuleReport(envelope.sandbox);
+    if (report?.armed) return undefined;
+    const detail = report?.text ?? 'no report';
+    logger.error('the capsule did not arm', { report: detail });
+    return unarmedResponse(detail, responseBase);
+  }
+
+  return async function executeHandler(event, context) {
+    const started = Date.now();
+    try {
+      const answer = await respond(event, context, started);
+      const { apiRequestId, response, layers, retire } = answer;
+      const facts = { context, apiRequestId, response, durationMs: Date.now() - started, sandboxLayers: layers };
+      const hygieneMs = 'hygieneMs' in answer ? answer.hygieneMs : undefined;
+      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}), ...(hygieneMs ? { hygieneMs } : {}) });
+      const target = { runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], requestId: context?.awsRequestId };
+      if (retire && canRetire(target)) {
+        logger.warn('retiring this execution environment after answering', { reason: retire });
+        return await respondAndExit(target, response);
+      }
+      return response;
+    } catch (error) {
+      const tenant = context?.tenantId === undefined ? {} : { tenant: context.tenantId };
+      logger.error('execute failed', { requestId: context?.awsRequestId, ...tenant, durationMs: Date.now() - started, error });
+      throw error;
+    }
+  };
+}
+
+/** Milliseconds each cleaning took, for the invocation's log line; undefined where none ran. */
+function hygieneCost(reports: RunReport['hygiene']): Record<string, number> | undefined {
+  const entries = Object.values(reports ?? {}).map((r) => [r.phase, r.ms] as const);
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}

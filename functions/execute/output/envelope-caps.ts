@@ -1,0 +1,127 @@
+/**
+ * Every published cap applied to every field the envelope carries into the response, pure: the
+ * runner applies the same caps before writing, but a script that escaped the R layer writes its
+ * own envelope, so the handler never relies on that. What a cap cut is flagged (`truncated`) and,
+ * where a caller could not tell otherwise, said in a note.
+ */
+import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { ErrorDetails, Value, WarningDetail } from '../../../layers/contract/execute.ts';
+import type { RunnerEnvelope } from '../../../layers/contract/runner.ts';
+import type { ValidationError } from '../../../layers/contract/validation.ts';
+import { capText, capWarnings } from './caps.ts';
+import { jsonBytes } from './json-bounds.ts';
+
+export type ResponseCaps = ServiceConfig['caps'];
+
+export interface CappedEnvelope {
+  readonly error: string | null;
+  readonly warnings: string[];
+  readonly warningDetails: WarningDetail[];
+  readonly messages: string[];
+  readonly errorDetails: ErrorDetails | undefined;
+  readonly value: Value | undefined;
+  readonly notes: string[];
+  readonly validation: ValidationError[];
+  readonly truncated: boolean;
+}
+
+/** Class vectors are R's, a handful of short names; anything longer is not R's. */
+const MAX_CLASSES = 16;
+const MAX_CLASS_BYTES = 256;
+
+function capClasses(classes: readonly string[]): { value: string[]; cut: boolean } {
+  const value = classes.slice(0, MAX_CLASSES).map((c) => capText(c, MAX_CLASS_BYTES).value);
+  return { value, cut: classes.length > MAX_CLASSES || value.some((c, i) => c !== classes[i]) };
+}
+
+export function capErrorDetails(details: NonNullable<RunnerEnvelope['errorDetails']>, caps: ResponseCaps): { value: ErrorDetails; cut: boolean } {
+  const message = capText(details.message, caps.errorBytes);
+  const call = details.call === null ? { value: null, truncated: false } : capText(details.call, caps.callBytes);
+  const frames = details.traceback.slice(0, caps.tracebackFrames).map((f) => ({ ...f, call: capText(f.call, caps.callBytes) }));
+  const cls = capClasses(details.class);
+  const value: ErrorDetails = {
+    ...details,
+    class: cls.value,
+    message: message.value,
+    call: call.value,
+    traceback: frames.map((f) => ({ ...f, call: f.call.value })),
+  };
+  const cut = message.truncated || call.truncated || cls.cut || details.traceback.length > frames.length || frames.some((f) => f.call.truncated);
+  return { value, cut };
+}
+
+function capWarningDetails(details: readonly WarningDetail[], count: number, caps: ResponseCaps): { value: WarningDetail[]; cut: boolean } {
+  let cut = details.length > count;
+  const value = details.slice(0, count).map((d) => {
+    const message = capText(d.message, caps.warningBytes);
+    const call = d.call === null ? { value: null, truncated: false } : capText(d.call, caps.callBytes);
+    cut ||= message.truncated || call.truncated;
+    return { ...d, message: message.value, call: call.value };
+  });
+  return { value, cut };
+}
+
+/** The value within valueBytes: a JSON value over the cap is dropped, a printed one cut. */
+export function capValue(value: Value, valueBytes: number): { value: Value | undefined; cut: boolean; note?: string } {
+  const cls = capClasses(value.class);
+  if (value.kind === 'printed') {
+    const printed = capText(value.printed, valueBytes);
+    const cut = printed.truncated || cls.cut;
+    return { value: { ...value, class: cls.value, printed: printed.value, ...(cut || value.truncated ? { truncated: true } : {}) }, cut: cut || value.truncated === true };
+  }
+  const bytes = jsonBytes(value.json, valueBytes);
+  if (bytes > valueBytes) {
+    return { value: undefined, cut: true, note: `the value was left out: its JSON is larger than ${valueBytes} bytes (GET /health limits.maxValueBytes)` };
+  }
+  return { value: { ...value, class: cls.value }, cut: cls.cut };
+}
+
+function capValidation(errors: readonly ValidationError[], caps: ResponseCaps): { value: ValidationError[]; cut: boolean } {
+  let cut = errors.length > caps.validationErrors;
+  const value = errors.slice(0, caps.validationErrors).map((e) => {
+    const message = capText(e.message, caps.errorBytes);
+    const symbol = e.symbol === undefined ? undefined : capText(e.symbol, caps.callBytes);
+    cut ||= message.truncated || symbol?.truncated === true;
+    return { ...e, message: message.value, ...(symbol ? { symbol: symbol.value } : {}) };
+  });
+  return { value, cut };
+}
+
+/** At most caps.notes notes of at most caps.noteBytes each; the last kept says how many more there were. */
+export function capNotes(notes: readonly string[], caps: Pick<ResponseCaps, 'notes' | 'noteBytes'>): { value: string[]; cut: boolean } {
+  const cutEach = notes.slice(0, caps.notes).map((n) => capText(n, caps.noteBytes));
+  const value = cutEach.map((n) => n.value);
+  const dropped = notes.length - value.length;
+  if (dropped > 0) value[value.length - 1] = `${dropped + 1} more note(s) were left out (GET /health limits.maxNotes)`;
+  return { value, cut: dropped > 0 || cutEach.some((n) => n.truncated) };
+}
+
+export function capEnvelope(envelope: RunnerEnvelope, caps: ResponseCaps): CappedEnvelope {
+  const error = envelope.error === null ? { value: null, truncated: false } : capText(envelope.error, caps.errorBytes);
+  const warnings = capWarnings(envelope.warnings, caps.warnings, caps.warningBytes);
+  const warningDetails = capWarningDetails(envelope.warningDetails ?? [], warnings.value.length, caps);
+  const messages = capWarnings(envelope.messages ?? [], caps.messages, caps.messageBytes);
+  const messagesDropped = (envelope.messagesDropped ?? 0) + ((envelope.messages?.length ?? 0) - messages.value.length);
+  const details = envelope.errorDetails ? capErrorDetails(envelope.errorDetails, caps) : undefined;
+  const value = envelope.value ? capValue(envelope.value, caps.valueBytes) : undefined;
+  const validation = capValidation(envelope.validation ?? [], caps);
+  const notes = [
+    ...(envelope.notes ?? []),
+    ...(messagesDropped > 0 ? [`${messagesDropped} more message(s) are only in consoleOutput (GET /health limits.maxMessages, limits.maxMessageBytes)`] : []),
+    ...(value?.note ? [value.note] : []),
+  ];
+  const truncated =
+    error.truncated || warnings.truncated || (envelope.warningsDropped ?? 0) > 0 || messagesDropped > 0 || messages.truncated ||
+    warningDetails.cut || details?.cut === true || value?.cut === true || validation.cut;
+  return {
+    error: error.value,
+    warnings: warnings.value,
+    warningDetails: warningDetails.value,
+    messages: messages.value,
+    errorDetails: details?.value,
+    value: value?.value,
+    notes,
+    validation: validation.value,
+    truncated,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * The /execute response from an outcome, pure (no R, no clock): caps on the error and warnings,
+ * the structured result, `truncated`, the wording that says which layer ended a run, who caused
+ * a failure (`errorType`, `retryable`), and what the run left (plots, files, notes). New response
+ * fields are mapped here from the outcome and the envelope.
+ */
+import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execute.ts';
+import type { ValidationResult } from '../../../layers/contract/validation.ts';
+import { capText, type CapturedOutput } from './caps.ts';
+import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
+import type { Artifacts, ExecuteOutcome } from '../outcome.ts';
+import { fitResponse } from './response-size.ts';
+
+/** The fields every response carries, decided by the handler when it answers. */
+export type ResponseBase = Pick<ExecuteResponse, 'durationMs' | 'rVersion' | 'timestamp'>;
+
+export interface ResponseLimits {
+  readonly timeoutSeconds: number;
+  readonly killGraceSeconds: number;
+  readonly caps: ResponseCaps;
+}
+
+/** The TypeScript validator refused the script: R never started. */
+export function rejectedResponse(validation: ValidationResult, base: ResponseBase): ExecuteResponse {
+  return { status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'), validation, ...base };
+}
+
+/**
+ * The response for an outcome, every field within its published cap and the whole within
+ * caps.responseBytes, whatever the envelope held. `base.rVersion` is the service's, never a run's.
+ */
+export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+  return fitResponse(uncheckedResponse(outcome, limits, base), limits.caps.responseBytes);
+}
+
+function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+  if (outcome.kind === 'not-staged') {
+    return {
+      status: 'error', consoleOutput: '', error: `${outcome.message}; the script was not run`, warnings: [], timedOut: false,
+      ...failedBy('interpreter'), ...base,
+    };
+  }
+  const { output, artifacts } = outcome;
+  const fromOutput = resultFields(output);
+  const truncated = output.truncated || (output.result.kind === 'invalid' && output.result.overflow === true) || artifacts.truncated;
+
+  if (outcome.kind === 'killed') {
+    const error = backstopMessage(outcome.afterMs, outcome.byRemainingTime, limits);
+    return finish(
+      { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
+      ranFields(output, artifacts, [], limits.caps),
+      truncated,
+    );
+  }
+
+  if (outcome.kind === 'no-envelope') {
+    const how = outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.exitCode ?? 'unknown'}`;
+    const lastWords = outcome.stderrTail.trim().split('\n').slice(-5).join('\n');
+    const detail = lastWords ? `; R said: ${lastWords}` : '';
+    const error = capText(`R exited without a result (${how}; ${outcome.reason})${detail}`, limits.caps.errorBytes);
+    return finish(
+      {
+        status: 'error', consoleOutput: output.consoleOutput, error: error.value, warnings: [], timedOut: false,
+        ...failedBy('interpreter'), ...fromOutput, ...base,
+      },
+      ranFields(output, artifacts, [], limits.caps),
+      truncated || error.truncated,
+    );
+  }
+
+  const capped = capEnvelope(outcome.envelope, limits.caps);
+  if (outcome.envelope.status === 'rejected') {
+    return {
+      status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'),
+      validation: { valid: false, errors: capped.validation, lint: [], durationMs: 0 },
+      ...base,
+    };
+  }
+  const { envelope } = outcome;
+  return finish({
+    status: envelope.status,
+    consoleOutput: output.consoleOutput,
+    error: capped.error,
+    warnings: capped.warnings,
+    timedOut: envelope.timedOut,
+    ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
+    ...(capped.errorDetails ? { errorDetails: capped.errorDetails } : {}),
+    warningDetails: capped.warningDetails,
+    messages: capped.messages,
+    ...(capped.value ? { value: capped.value } : {}),
+    ...fromOutput,
+    ...base,
+  },
+  ranFields(output, artifacts, capped.notes, limits.caps),
+  truncated || capped.truncated);
+}
+
+/**
+ * The capsule is required but a run that reached the script does not report it armed: whatever
+ * the run produced is withheld, and the failure is the service's.
+ */
+export function unarmedResponse(report: string, base: ResponseBase): ExecuteResponse {
+  return {
+    status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...failedBy('interpreter'), ...base,
+    error: `the execute runtime's sandbox was not armed for this run (${report}); its result is withheld`,
+  };
+}
+
+/** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
+function failedBy(errorType: ErrorType): Pick<ExecuteResponse, 'errorType' | 'retryable'> {
+  return { errorType, retryable: errorType === 'execution' };
+}
+
+/** What every run that started R returns: the console's size, plots, files and notes. */
+function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly string[], caps: ResponseCaps): Partial<ExecuteResponse> {
+  return {
+    consoleOutputBytes: output.bytes ?? Buffer.byteLength(output.consoleOutput),
+    consoleOutputOmittedBytes: output.omittedBytes ?? 0,
+    plots: [...artifacts.plots],
+    plotsOmitted: artifacts.plotsOmitted,
+    files: [...artifacts.files],
+    notes: capNotes([...notes, ...artifacts.notes], caps).value,
+  };
+}
+
+/** Which layer killed the run: the script's own limit plus grace, or the invocation running out. */
+export function backstopMessage(afterMs: number, byRemainingTime: boolean, limits: Pick<ResponseLimits, 'timeoutSeconds' | 'killGraceSeconds'>): string {
+  const after = Math.round(afterMs / 100) / 10;
+  const t = limits.timeoutSeconds;
+  return byRemainingTime
+    ? `script was killed by the runtime backstop after ${after} s: the invocation's remaining time ran out before its ${t} s limit`
+    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${t + limits.killGraceSeconds} s`;
+}
+
+function resultFields(output: CapturedOutput): Pick<ExecuteResponse, 'result' | 'resultWarning'> {
+  const { result } = output;
+  if (result.kind === 'ok') return { result: result.value };
+  if (result.kind === 'invalid') return { resultWarning: result.warning };
+  return {};
+}
+
+function finish(response: ExecuteResponse, ran: Partial<ExecuteResponse>, truncated: boolean): ExecuteResponse {
+  const merged = { ...response, ...ran };
+  return truncated ? { ...merged, truncated: true } : merged;
+}

@@ -1,0 +1,226 @@
+/**
+ * A typed client for the jube-r API, for the orchestrator: the deployed private API (SigV4 for
+ * `execute-api`, signed with the AWS SDK's own signer) or the local stack (unsigned, or signed when
+ * the stack checks JUBE_R_LOCAL_SIGV4_* keys). Requests and responses are the contract's zod types;
+ * every 200 body is parsed with its schema, every error becomes a JubeRApiError with the stable code.
+ *
+ * Retries: only answers that say nothing ran are retried, at most `maxRetries` times:
+ * 503 (THROTTLED) after its `Retry-After` seconds, and API Gateway's 429 stage throttle after its
+ * `Retry-After` or a short backoff; never beyond `maxRetryAfterSeconds`. A timeout, a network error
+ * or a 504 is never retried on any route: on /execute the script may have run (and may still be
+ * running), and running it twice is the caller's decision, not this client's.
+ */
+import type { z } from 'zod';
+import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/contract/execute.ts';
+import { ValidationResultSchema, type ValidationResult } from '../../../layers/contract/validation.ts';
+import {
+  ErrorBodySchema,
+  HealthResponseSchema,
+  PackagesResponseSchema,
+  type ErrorBody,
+  type ErrorCode,
+  type executeRequestSchema,
+  type HealthResponse,
+  type PackagesResponse,
+  type ValidateRequest,
+} from '../../../layers/contract/api.ts';
+import { executeApiSigner, regionOfExecuteApiHost, signRequest, type Credentials } from './sigv4.ts';
+
+export type { ErrorBody, ErrorCode, ExecuteResponse, HealthResponse, PackagesResponse, ValidateRequest };
+export type ValidateResponse = ValidationResult;
+/** What a caller may send to /execute (before the server's defaults and clamping). */
+export type ExecuteRequest = z.input<ReturnType<typeof executeRequestSchema>>;
+
+export interface JubeRClientOptions {
+  /** The API's base URL, stage included: `https://<api>.execute-api.<region>.amazonaws.com/<stage>` (stack output ApiUrl). */
+  readonly baseUrl: string;
+  /** AWS credentials (or a provider, e.g. the SDK's default chain) to sign with; omit to send unsigned. */
+  readonly credentials?: Credentials;
+  /** Signing region; default: the one in an execute-api host name. */
+  readonly region?: string;
+  /** X-Jube-Tenant for /execute unless a call names its own. */
+  readonly tenant?: string;
+  /**
+   * X-Jube-Session for /execute unless a call names its own: calls of one session share a warm
+   * execution environment, and no two sessions ever share one (where the deployment isolates by session).
+   */
+  readonly session?: string;
+  /** Per attempt; must exceed the stack's OrchestratorMinimumHttpTimeoutMs for /execute. */
+  readonly timeoutMs?: number;
+  readonly maxRetries?: number;
+  readonly maxRetryAfterSeconds?: number;
+  readonly fetch?: typeof fetch;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** The signing clock (tests). */
+  readonly now?: () => Date;
+}
+
+export interface CallOptions {
+  readonly tenant?: string;
+  readonly session?: string;
+  readonly timeoutMs?: number;
+}
+
+export const CLIENT_DEFAULTS = {
+  timeoutMs: 30_000,
+  maxRetries: 2,
+  maxRetryAfterSeconds: 30,
+  /** 429 without Retry-After: 0.5 s, 1 s, 2 s, ... */
+  backoffBaseMs: 500,
+} as const;
+
+/** The API answered with an error (the contract's body, or API Gateway's own `{message}`). */
+export class JubeRApiError extends Error {
+  override readonly name = 'JubeRApiError';
+  constructor(
+    readonly status: number,
+    /** The contract's stable code; undefined for API Gateway's own answers (403 IAM, 429, 504...). */
+    readonly code: ErrorCode | undefined,
+    message: string,
+    readonly requestId: string | undefined,
+    /** API Gateway's `x-amzn-ErrorType` (e.g. InvalidSignatureException), when it answered itself. */
+    readonly gatewayErrorType: string | undefined,
+    readonly attempts: number,
+    readonly body: ErrorBody | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** No answer within the timeout. On /execute the script may have run; it was not retried. */
+export class JubeRTimeoutError extends Error {
+  override readonly name = 'JubeRTimeoutError';
+  constructor(readonly route: RouteName, readonly timeoutMs: number, options?: ErrorOptions) {
+    super(`no answer from ${ROUTES[route].method} ${ROUTES[route].path} within ${timeoutMs} ms; not retried`, options);
+  }
+}
+
+/** A 200 whose body is not what the contract says. */
+export class JubeRContractError extends Error {
+  override readonly name = 'JubeRContractError';
+}
+
+export const ROUTES = {
+  health: { method: 'GET', path: 'health' },
+  packages: { method: 'GET', path: 'packages' },
+  validate: { method: 'POST', path: 'validate' },
+  execute: { method: 'POST', path: 'execute' },
+} as const;
+export type RouteName = keyof typeof ROUTES;
+
+export type RetryDecision = { readonly retry: true; readonly afterMs: number } | { readonly retry: false };
+
+/**
+ * Whether an answer is retried, and after how long. Pure. `attempt` counts from 1. Only answers
+ * that guarantee nothing ran qualify (see the module comment).
+ */
+export function retryDecision(
+  status: number,
+  retryAfterHeader: string | null,
+  attempt: number,
+  limits: { readonly maxRetries: number; readonly maxRetryAfterSeconds: number; readonly backoffBaseMs: number },
+): RetryDecision {
+  if (attempt > limits.maxRetries || (status !== 503 && status !== 429)) return { retry: false };
+  const stated = retryAfterHeader !== null && /^\d+$/.test(retryAfterHeader.trim()) ? Number(retryAfterHeader) : undefined;
+  if (stated === undefined && status === 503) return { retry: false };
+  const afterMs = stated !== undefined ? stated * 1000 : limits.backoffBaseMs * 2 ** (attempt - 1);
+  return afterMs <= limits.maxRetryAfterSeconds * 1000 ? { retry: true, afterMs } : { retry: false };
+}
+
+export interface JubeRClient {
+  health(options?: CallOptions): Promise<HealthResponse>;
+  packages(options?: CallOptions): Promise<PackagesResponse>;
+  validate(request: ValidateRequest, options?: CallOptions): Promise<ValidateResponse>;
+  execute(request: ExecuteRequest, options?: CallOptions): Promise<ExecuteResponse>;
+}
+
+export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
+  const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  const fetchImpl = options.fetch ?? fetch;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const limits = {
+    maxRetries: options.maxRetries ?? CLIENT_DEFAULTS.maxRetries,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? CLIENT_DEFAULTS.maxRetryAfterSeconds,
+    backoffBaseMs: CLIENT_DEFAULTS.backoffBaseMs,
+  };
+  const region = options.region ?? regionOfExecuteApiHost(base.hostname);
+  if (options.credentials && region === undefined) {
+    throw new TypeError(`cannot tell the signing region from ${base.hostname}; pass region`);
+  }
+  const signer = options.credentials ? executeApiSigner(region!, options.credentials) : undefined;
+
+  async function call<S extends z.ZodType>(route: RouteName, schema: S, body: unknown, callOptions: CallOptions): Promise<z.infer<S>> {
+    const { method, path } = ROUTES[route];
+    const url = new URL(path, base);
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const tenant = route === 'execute' ? (callOptions.tenant ?? options.tenant) : undefined;
+    const session = route === 'execute' ? (callOptions.session ?? options.session) : undefined;
+    const headers: Record<string, string> = {
+      host: url.host,
+      ...(text === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(tenant === undefined ? {} : { 'x-jube-tenant': tenant }),
+      ...(session === undefined ? {} : { 'x-jube-session': session }),
+    };
+    const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+
+    for (let attempt = 1; ; attempt += 1) {
+      // Signed per attempt: a retry after Retry-After must carry a fresh date.
+      const signed = signer ? await signRequest(signer, { method, url, headers, body: text }, options.now?.()) : headers;
+      const { host: _host, ...sent } = signed; // fetch sets Host from the URL (the same value)
+      let response: Response;
+      try {
+        response = await fetchImpl(url, { method, headers: sent, ...(text === undefined ? {} : { body: text }), signal: AbortSignal.timeout(timeoutMs) });
+      } catch (error) {
+        if ((error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError') throw new JubeRTimeoutError(route, timeoutMs, { cause: error });
+        throw error;
+      }
+      const answer = await response.text();
+      if (response.ok) return parseAnswer(schema, answer, route);
+      const decision = retryDecision(response.status, response.headers.get('retry-after'), attempt, limits);
+      if (!decision.retry) throw apiError(response, answer, attempt);
+      await sleep(decision.afterMs);
+    }
+  }
+
+  return {
+    health: (o = {}) => call('health', HealthResponseSchema, undefined, o),
+    packages: (o = {}) => call('packages', PackagesResponseSchema, undefined, o),
+    validate: (request, o = {}) => call('validate', ValidationResultSchema, request, o),
+    execute: (request, o = {}) => call('execute', ExecuteResponseSchema, request, o),
+  };
+}
+
+function parseAnswer<S extends z.ZodType>(schema: S, text: string, route: RouteName): z.infer<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new JubeRContractError(`${route}: the 200 body is not JSON`, { cause });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new JubeRContractError(`${route}: the 200 body does not match the contract: ${parsed.error.message}`, { cause: parsed.error });
+  return parsed.data;
+}
+
+function apiError(response: Response, text: string, attempts: number): JubeRApiError {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const body = ErrorBodySchema.safeParse(json);
+  const gatewayMessage = (json as { message?: unknown } | undefined)?.message;
+  const message = body.success
+    ? `${response.status} ${body.data.code}: ${body.data.message}`
+    : `${response.status}: ${typeof gatewayMessage === 'string' ? gatewayMessage : text.slice(0, 200)}`;
+  return new JubeRApiError(
+    response.status,
+    body.success ? body.data.code : undefined,
+    message,
+    body.success ? body.data.requestId : (response.headers.get('x-amzn-requestid') ?? undefined),
+    response.headers.get('x-amzn-errortype') ?? undefined,
+    attempts,
+    body.success ? body.data : undefined,
+  );
+}

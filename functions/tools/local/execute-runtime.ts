@@ -1,0 +1,122 @@
+/**
+ * How the local stack runs the execute function behind its Lambda Invoke endpoint: in-process with
+ * host R (the default) or inside the r-image container through the Lambda Runtime API emulator
+ * (JUBE_R_EXECUTE_RUNTIME=container). Either way the endpoint sees the same outcome shape that
+ * Lambda's Invoke API reports: a payload, or a function error.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Context } from 'aws-lambda';
+import { readServiceConfig } from '../../../layers/config/service-config.ts';
+import { tenantEnvironmentCap } from '../../../layers/contract/isolation.ts';
+import { lambdaContext } from './api-gateway-event.ts';
+import { killDescendantGroups } from './process-tree.ts';
+import type { ExecuteRuntime, InvokeOutcome } from './runtime.ts';
+
+export type ExecuteHandler = (event: unknown, context: Context) => Promise<unknown>;
+
+export interface ProcessRuntimeOptions {
+  readonly functionName: string;
+  /** The execute handler; by default functions/execute/handler.ts, imported on first use. */
+  readonly loadHandler?: () => Promise<ExecuteHandler>;
+}
+
+const defaultLoadHandler = async (): Promise<ExecuteHandler> =>
+  (await import('../../execute/handler.ts')).handler;
+
+/**
+ * The execute handler in this process, with host R. It cannot isolate keys: every TenantId runs in
+ * this one process tree on the host (GET /health says `boundary: none`); use the container runtime
+ * to see keys kept apart. Lambda's own timeout is emulated: an
+ * invocation still running at `timeoutMs` is answered as Lambda answers (`Sandbox.Timedout`).
+ */
+export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRuntime {
+  const load = options.loadHandler ?? defaultLoadHandler;
+  let handler: Promise<ExecuteHandler> | undefined;
+  const inflight = new Set<Promise<unknown>>();
+  let closing = false;
+
+  return {
+    kind: 'process',
+    async invoke(payload, context) {
+      if (closing) return { ok: false, errorType: 'Runtime.ExitError', errorMessage: 'the local stack is shutting down' };
+      handler ??= load();
+      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
+      inflight.add(run);
+      void run.catch(() => undefined).finally(() => inflight.delete(run));
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<InvokeOutcome>((resolve) => {
+        timer = setTimeout(
+          () => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${(context.timeoutMs / 1000).toFixed(2)} seconds` }),
+          context.timeoutMs,
+        );
+      });
+      const finished = run.then(
+        (result): InvokeOutcome => ({ ok: true, payload: result }),
+        (error: unknown): InvokeOutcome => ({
+          ok: false,
+          errorType: error instanceof Error ? error.name : 'Error',
+          errorMessage: error instanceof Error ? error.message : String(error),
+        }),
+      );
+      try {
+        return await Promise.race([finished, timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      closing = true;
+      // The handler kills its own process groups when a run ends; on shutdown runs end early, so
+      // every group this process started is killed here, then the handlers are let finish.
+      await killDescendantGroups();
+      await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5_000).unref())]);
+      await killDescendantGroups();
+    },
+  };
+}
+
+export type RuntimeKind = ExecuteRuntime['kind'];
+
+export function runtimeKindOf(env: NodeJS.ProcessEnv): RuntimeKind {
+  const kind = env['JUBE_R_EXECUTE_RUNTIME'] ?? 'process';
+  if (kind !== 'process' && kind !== 'container') {
+    throw new Error(`JUBE_R_EXECUTE_RUNTIME must be process or container, not ${JSON.stringify(kind)}`);
+  }
+  return kind;
+}
+
+function realDirOrUndefined(dir: string): string | undefined {
+  try {
+    return statSync(dir).isDirectory() ? realpathSync(dir) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The runtime JUBE_R_EXECUTE_RUNTIME asks for (`process` by default). */
+export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName: string): Promise<ExecuteRuntime> {
+  if (runtimeKindOf(env) === 'container') {
+    const { startContainerRuntime } = await import('./container-runtime.ts');
+    // Only the limits and the containment switches: host paths (R, tmp, data dir, the capsule
+    // library) mean nothing inside the image.
+    const passOn = Object.fromEntries(
+      Object.entries(env).filter(
+        (e): e is [string, string] =>
+          /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_|CAPSULE$|CAPSULE_KERNEL$|TEST_ESCAPED_RUNNER$)/.test(e[0]) &&
+          e[1] !== undefined,
+      ),
+    );
+    const config = readServiceConfig(env);
+    // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
+    const dataDir = realDirOrUndefined(resolve(config.data.dir));
+    return startContainerRuntime({
+      // ... and name it the data root there, the one place file sources may come from.
+      env: { ...passOn, ...(dataDir ? { JUBE_R_DATA_DIR: dataDir } : {}) },
+      readOnlyMounts: dataDir ? [dataDir] : [],
+      // PER_TENANT: a container per TenantId, capped as Lambda caps tenant environments.
+      ...(config.executePerTenant ? { eager: false, maxEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),
+    });
+  }
+  return createProcessRuntime({ functionName });
+}
