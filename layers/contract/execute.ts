@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ValidationResultSchema } from './validation.ts';
 
 /** A syntactic R name that is not a reserved word; values are bound to it by the runner. */
-export const R_RESERVED_WORDS = [
+const R_RESERVED_WORDS = [
   'if', 'else', 'repeat', 'while', 'function', 'for', 'next', 'break', 'TRUE', 'FALSE', 'NULL',
   'Inf', 'NaN', 'NA', 'NA_integer_', 'NA_real_', 'NA_character_', 'NA_complex_', 'in',
 ] as const;
@@ -23,7 +23,7 @@ const scalar = z.union([z.string(), z.number(), z.boolean()], {
 });
 
 /** A variable's value: a scalar or a homogeneous array of scalars (limits come from the rules file). */
-export const VariableValueSchema = z.union([
+const VariableValueSchema = z.union([
   scalar,
   z.array(z.string()),
   z.array(z.number()),
@@ -32,7 +32,7 @@ export const VariableValueSchema = z.union([
   error: (issue) => (issue.input === null ? 'null is not a value; omit the variable instead' : 'must be a string, number, boolean or an array of one of those (all elements of one type)'),
 });
 
-export const VariableSchema = z.strictObject({ name: RNameSchema, value: VariableValueSchema });
+const VariableSchema = z.strictObject({ name: RNameSchema, value: VariableValueSchema });
 export type Variable = z.infer<typeof VariableSchema>;
 
 /**
@@ -40,7 +40,7 @@ export type Variable = z.infer<typeof VariableSchema>;
  * /execute body (validate function) and the ExecuteEvent (execute function, which trusts no
  * caller) apply them through the schemas below, so the two sides cannot disagree.
  */
-export interface BindingLimits {
+interface BindingLimits {
   readonly variables: { readonly maxCount: number; readonly maxArrayLength: number; readonly maxStringBytes: number };
   readonly dataframes: { readonly maxCount: number };
 }
@@ -90,7 +90,7 @@ export function limitedDataframesSchema<T extends z.ZodType>(item: T, limits: Bi
 }
 
 /** The name `context` is bound to in the script's environment (dsprrr's runners use the same). */
-export const CONTEXT_BINDING = '.context';
+const CONTEXT_BINDING = '.context';
 
 /** Each name becomes one binding in the script's environment, so no two may share it. */
 export function refineDistinctNames(
@@ -129,7 +129,7 @@ const pixels = (what: string) =>
     .max(PLOT_LIMITS.maxPixels, `${what} must be at most ${PLOT_LIMITS.maxPixels} pixels`);
 
 /** How the pages a script draws come back; omitted fields take the deployment's defaults. */
-export const PlotOptionsSchema = z.strictObject({
+const PlotOptionsSchema = z.strictObject({
   width: pixels('width').optional(),
   height: pixels('height').optional(),
   dpi: z
@@ -140,7 +140,6 @@ export const PlotOptionsSchema = z.strictObject({
     .optional(),
   format: z.enum(['png', 'svg']).optional(),
 });
-export type PlotOptions = z.infer<typeof PlotOptionsSchema>;
 
 /** `plots`: options, `true` (the defaults) or `false` (no capture: R's own default device). */
 export const PlotsRequestSchema = z.union([z.boolean(), PlotOptionsSchema]);
@@ -199,7 +198,7 @@ function contextProblem(value: unknown, depth: number, limits: { maxArrayLength:
  * short-lived presigned URL (AWS) or a local file path (local stack, CLI). Filled in by the
  * data-pointer issue; the validate function resolves pointers, the execute function never sees one.
  */
-export const ResolvedDataframeSchema = z.strictObject({
+const ResolvedDataframeSchema = z.strictObject({
   name: RNameSchema,
   source: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('url'), url: z.url(), gzip: z.boolean().default(false) }),
@@ -233,13 +232,13 @@ export const executeEventSchema = limitedByRules((limits) =>
   }).superRefine(refineDistinctNames),
 );
 
-export const ExecuteStatusSchema = z.enum(['ok', 'error', 'rejected']);
+const ExecuteStatusSchema = z.enum(['ok', 'error', 'rejected']);
 
 const count = z.number().int().min(0);
 const position = { line: z.number().int().min(1).optional(), column: z.number().int().min(1).optional() };
 
 /** One page the script drew, in drawing order. `data` is base64. */
-export const PlotSchema = z.strictObject({
+const PlotSchema = z.strictObject({
   mimeType: z.enum(['image/png', 'image/svg+xml']),
   width: count,
   height: count,
@@ -253,7 +252,7 @@ export type Plot = z.infer<typeof PlotSchema>;
  * `truncated` (it did not fit the count or byte caps) or `skipped` (not a regular file; a link is
  * never followed).
  */
-export const OutputFileSchema = z.strictObject({
+const OutputFileSchema = z.strictObject({
   name: z.string(),
   mimeType: z.string(),
   bytes: count.optional(),
@@ -265,10 +264,10 @@ export const OutputFileSchema = z.strictObject({
 export type OutputFile = z.infer<typeof OutputFileSchema>;
 
 /** A call on the script's stack when it failed; line and column where the script makes that call. */
-export const TracebackFrameSchema = z.strictObject({ call: z.string(), ...position });
+const TracebackFrameSchema = z.strictObject({ call: z.string(), ...position });
 
 /** The condition that ended the script, for an agent to act on. */
-export const ErrorDetailsSchema = z.strictObject({
+const ErrorDetailsSchema = z.strictObject({
   /** R's condition class, most specific first (e.g. ["rlang_error", "error", "condition"]). */
   class: z.array(z.string()),
   message: z.string(),
@@ -281,11 +280,11 @@ export const ErrorDetailsSchema = z.strictObject({
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 
-export const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
+const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
 /** The last top-level expression's value: JSON where R's value maps onto it, else its printed form. */
-export const ValueSchema = z.discriminatedUnion('kind', [
+const ValueSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('json'), class: z.array(z.string()), json: z.unknown() }),
   z.strictObject({ kind: z.literal('printed'), class: z.array(z.string()), printed: z.string(), truncated: z.boolean().optional() }),
 ]);
