@@ -3,20 +3,16 @@
  * event it sends and the /execute response object it gets back (docs/api.md).
  */
 import { z } from 'zod';
+import { isOrdinaryRName, R_SYNTACTIC_NAME } from './r-names.ts';
 import { ValidationResultSchema } from './validation.ts';
 
 /** A syntactic R name that is not a reserved word; values are bound to it by the runner. */
-const R_RESERVED_WORDS = [
-  'if', 'else', 'repeat', 'while', 'function', 'for', 'next', 'break', 'TRUE', 'FALSE', 'NULL',
-  'Inf', 'NaN', 'NA', 'NA_integer_', 'NA_real_', 'NA_character_', 'NA_complex_', 'in',
-] as const;
-const reserved = new Set<string>(R_RESERVED_WORDS);
 export const RNameSchema = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^((([A-Za-z]|[.][A-Za-z._])[A-Za-z0-9._]*)|[.])$/, 'must be a syntactic R name (letters, digits, "." and "_", starting with a letter or a dot not followed by a digit)')
-  .refine((name) => !reserved.has(name) && !/^\.\.(\d+|\.)$/.test(name), 'must not be an R reserved word');
+  .regex(R_SYNTACTIC_NAME, 'must be a syntactic R name (letters, digits, "." and "_", starting with a letter or a dot not followed by a digit)')
+  .refine(isOrdinaryRName, 'must not be an R reserved word');
 
 const scalar = z.union([z.string(), z.number(), z.boolean()], {
   error: (issue) => (issue.input === null ? 'null is not a value; omit the variable instead' : 'must be a string, number, boolean or an array of one of those'),

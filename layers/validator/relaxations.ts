@@ -7,13 +7,7 @@
 import type { Node } from 'web-tree-sitter';
 import { NodeKind, literalName, operatorOf } from './context.ts';
 import type { CompiledRules, Findings, Visit } from './context.ts';
-
-/** R's reserved words: never a function name do.call() could be given. */
-const RESERVED: ReadonlySet<string> = new Set([
-  'if', 'else', 'repeat', 'while', 'function', 'for', 'next', 'break', 'in',
-  'TRUE', 'FALSE', 'NULL', 'Inf', 'NaN', 'NA', 'NA_integer_', 'NA_real_', 'NA_character_', 'NA_complex_',
-]);
-const SYNTACTIC = /^(?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*$/;
+import { isOrdinaryRName } from '../contract/r-names.ts';
 
 /** Whether the visited node lies inside an argument of with()/within() (`scopeFunctions`). */
 export function insideScope(visit: Visit, rules: CompiledRules): boolean {
@@ -112,7 +106,7 @@ export function literalCallProblem(fn: string, call: Node, rules: CompiledRules)
   const what = args.find((a) => a.name === spec.argument) ?? positional[0];
   const name = literalName(what?.value);
   if (name === undefined) return `${fn}() must name its function literally, e.g. ${example}`;
-  if (!SYNTACTIC.test(name) || RESERVED.has(name)) return `${fn}() must name an ordinary function, not \`${name}\``;
+  if (!isOrdinaryRName(name)) return `${fn}() must name an ordinary function, not \`${name}\``;
   if (rules.forbidden.has(name)) return `\`${name}\` is forbidden`;
   if (rules.loaders.has(name) || rules.optionFunctions.has(name) || rules.higherOrder.has(name) || rules.refusedLiteralNames.has(name)) {
     return `call ${name}() directly: its checks read the call as written`;
