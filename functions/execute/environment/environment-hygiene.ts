@@ -64,6 +64,15 @@ export interface HygieneReport {
   readonly problems: readonly string[];
 }
 
+/** Names a problem line keeps: it goes into a response and a log line, whatever a run left. */
+export const PROBLEM_NAMES = 10;
+
+/** The first PROBLEM_NAMES of `items`, and how many more there are. */
+export function few(items: readonly (string | number)[]): string {
+  const more = items.length - PROBLEM_NAMES;
+  return [...items.slice(0, PROBLEM_NAMES), ...(more > 0 ? [`${more} more`] : [])].join(', ');
+}
+
 export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSettings): Promise<HygieneReport> {
   const started = performance.now();
   const sweep = settings.sweep ? await sweepEnvironment() : undefined;
@@ -75,11 +84,11 @@ export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSet
   ]);
   const listeners = settings.listeners ? await strayListeners(await ancestry(), settings.runtimeApi) : undefined;
   const problems = [
-    ...(sweep && sweep.survivors.length > 0 ? [`processes ${sweep.survivors.join(', ')} survived the sweep`] : []),
+    ...(sweep && sweep.survivors.length > 0 ? [`processes ${few(sweep.survivors)} survived the sweep`] : []),
     ...(wipe && wipeProblem(wipe) ? [wipeProblem(wipe)!] : []),
-    ...(sysv && sysv.remaining.length > 0 ? [`System V IPC objects ${sysv.remaining.map((o) => `${o.kind} ${o.id}`).join(', ')} could not be removed`] : []),
+    ...(sysv && sysv.remaining.length > 0 ? [`System V IPC objects ${few(sysv.remaining.map((o) => `${o.kind} ${o.id}`))} could not be removed`] : []),
     ...(mqueue && wipeProblem(mqueue) ? [wipeProblem(mqueue, 'POSIX message queues ')!] : []),
-    ...(listeners && listeners.length > 0 ? [`TCP listeners on ports ${listeners.map((l) => l.port).join(', ')} are left`] : []),
+    ...(listeners && listeners.length > 0 ? [`TCP listeners on ports ${few(listeners.map((l) => l.port))} are left`] : []),
     ...(keys?.state === 'failed' ? [`kernel keys could not be cleared (${keys.step})`] : []),
   ];
   return { phase, ms: Math.round((performance.now() - started) * 10) / 10, sweep, wipe, sysv, mqueue, listeners, keys, problems };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
-import { cleanEnvironment, hygieneSettings } from '../../../functions/execute/environment/environment-hygiene.ts';
+import { cleanEnvironment, few, hygieneSettings, PROBLEM_NAMES } from '../../../functions/execute/environment/environment-hygiene.ts';
 import { notCleanResponse, ENVIRONMENT_NOT_CLEAN } from '../../../functions/execute/environment/hygiene-response.ts';
 
 const dirs: string[] = [];
@@ -71,5 +71,15 @@ describe('notCleanResponse', () => {
     const response = notCleanResponse({ phase: 'init', problems: ['System V IPC objects msg 3 could not be removed'] }, { durationMs: 1, rVersion: '4.5.0', timestamp: 't' });
     expect(response).toMatchObject({ status: 'error', errorType: 'interpreter', retryable: false, consoleOutput: '' });
     expect(response.error).toMatch(new RegExp(`^${ENVIRONMENT_NOT_CLEAN}: .*\\(init\\): System V IPC objects msg 3 could not be removed; the script was not run`));
+  });
+});
+
+describe('a problem line', () => {
+  it('names at most PROBLEM_NAMES things and counts the rest, however many a run left', () => {
+    const pids = Array.from({ length: 4096 }, (_, i) => i + 2);
+    const line = few(pids);
+    expect(line.split(', ')).toHaveLength(PROBLEM_NAMES + 1);
+    expect(line.endsWith(`, ${4096 - PROBLEM_NAMES} more`)).toBe(true);
+    expect(few([7, 8])).toBe('7, 8');
   });
 });
