@@ -6,7 +6,7 @@
  */
 import { GetObjectCommand, HeadObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { POINTER_SUFFIXES } from './pointer.ts';
+import { POINTER_SUFFIXES, storedName } from './pointer.ts';
 import type { LocatedTable, PointerStore } from './types.ts';
 
 /**
@@ -36,8 +36,8 @@ export interface S3PointerStoreOptions {
   readonly presignTtlSeconds: number;
 }
 
-export function objectKey(tenant: string, pointer: string, suffix: string): string {
-  return `${tenant}/${pointer}${suffix}`;
+export function objectKey(tenant: string, pointer: string, suffix: (typeof POINTER_SUFFIXES)[number]['suffix']): string {
+  return storedName(tenant, pointer, suffix);
 }
 
 export function createS3PointerStore(options: S3PointerStoreOptions): PointerStore {
