@@ -14,6 +14,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
 import { allowedPackages, loadRules, type SandboxRules } from '../../layers/rules/rules.ts';
@@ -160,6 +161,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     report = { ...report, capsule };
     options.onRunReport?.(report);
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
+    // Counted by a metric filter (monitoring.ts): a presigned host the network does not let through fails every download.
+    if (run.outcome.kind === 'not-staged') logger.warn(DATAFRAME_STAGING_FAILED, { requestId: context?.awsRequestId, reason: run.outcome.message });
     const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
     const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
     return {

@@ -3,6 +3,7 @@
  * `-c env=dev|staging|prod` (plus the overrides config.ts allows), stages the r-image build
  * context, and builds the stack. Nothing here needs AWS credentials or Docker.
  */
+import { resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildApp, DEFAULT_PATHS } from '../lib/app.ts';
 import { CONTEXT_OVERRIDES, resolveDeploymentConfig, type ContextOverrides } from '../lib/config.ts';
@@ -17,5 +18,7 @@ const overrides: ContextOverrides = Object.fromEntries(CONTEXT_OVERRIDES.map((ke
 const config = resolveDeploymentConfig(context('env'), overrides);
 
 const imageDirectory = stageImageContext();
-buildApp({ app, config, paths: { ...DEFAULT_PATHS, imageDirectory } });
+// The image's package facts (npm run image:build extracts them); another directory only by intent.
+const packageFacts = context('packageFactsDirectory');
+buildApp({ app, config, paths: { ...DEFAULT_PATHS, imageDirectory, ...(packageFacts ? { packageFactsDirectory: resolve(packageFacts) } : {}) } });
 app.synth();

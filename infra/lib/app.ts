@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import cdkJson from '../../cdk.json' with { type: 'json' };
 import type { DeploymentConfig } from './config.ts';
 import { JubeRStack, type JubeRPaths } from './jube-r-stack.ts';
+import { DEFAULT_PACKAGE_FACTS_DIR } from './package-facts.ts';
 
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,6 +17,7 @@ export const DEFAULT_PATHS: JubeRPaths = {
   repositoryRoot: REPOSITORY_ROOT,
   apiEntry: join(REPOSITORY_ROOT, 'functions/api/handler.ts'),
   imageDirectory: join(REPOSITORY_ROOT, 'r-image'),
+  packageFactsDirectory: join(REPOSITORY_ROOT, DEFAULT_PACKAGE_FACTS_DIR),
 };
 
 /** cdk.json's context without the environment selector, which `-c env=` owns. */

@@ -23,6 +23,14 @@ const retentionDays = z
   .refine((d) => (RETENTION_DAYS as readonly number[]).includes(d), `must be one of ${RETENTION_DAYS.join(', ')}`);
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const roleArn = z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/);
+/** An ECR image pinned by digest; groups: account, region, repository, digest. */
+export const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/([a-z0-9][a-z0-9._/-]*)@(sha256:[0-9a-f]{64})$/;
+
+/** The account the shipped configs use as a stand-in; refused outside dev (resolveDeploymentConfig). */
+export const PLACEHOLDER_ACCOUNT = '111111111111';
+/** How a config value says it is a stand-in; refused outside dev. */
+export const PLACEHOLDER = 'PLACEHOLDER';
 
 const CreatedVpcSchema = z.strictObject({
   kind: z.literal('create'),
@@ -31,27 +39,41 @@ const CreatedVpcSchema = z.strictObject({
   maxAzs: int(1, 3),
 });
 
-/** An existing VPC, described fully so nothing is looked up at synth (Vpc.fromVpcAttributes). */
-const ExistingVpcSchema = z
-  .strictObject({
-    kind: z.literal('existing'),
-    vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/),
-    cidr: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/),
-    availabilityZones: z.array(z.string().min(1)).min(1),
-    isolatedSubnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/)).min(1),
-    /** Route tables of those subnets, for the S3 gateway endpoint's routes. */
-    isolatedSubnetRouteTableIds: z.array(z.string().regex(/^rtb-[0-9a-f]{8,17}$/)).min(1),
-    /**
-     * The DNS Firewall rule group is associated with the whole VPC, so every workload in it then
-     * resolves only the data bucket's name. 'associate' for a VPC dedicated to jube-r; 'rule-group-only'
-     * creates the rule group for the VPC's owner to associate, and /health then does not claim the layer.
-     */
-    dnsFirewall: z.enum(['associate', 'rule-group-only']),
-  })
-  .refine(
-    (v) => v.isolatedSubnetIds.length === v.availabilityZones.length && v.isolatedSubnetRouteTableIds.length === v.availabilityZones.length,
-    'give one isolated subnet id and one route table id per availability zone',
-  );
+/**
+ * An existing VPC that other workloads share, described fully so nothing is looked up at synth
+ * (Vpc.fromVpcAttributes). The stack changes nothing that is the VPC's: it creates no execute-api
+ * endpoint with private DNS (that name would capture every execute-api call in the VPC, and a second
+ * one cannot be created), associates no DNS Firewall with the VPC (every workload in it would get
+ * NXDOMAIN for every other name), and adds no route to the VPC's route tables (an S3 gateway
+ * endpoint there would narrow every workload's S3 to this bucket's reads). docs/deploying.md lists
+ * what the VPC's owner provides instead.
+ */
+const ExistingVpcSchema = z.strictObject({
+  kind: z.literal('existing'),
+  vpcId: z.string().regex(/^vpc-[0-9a-f]{8,17}$/),
+  cidr: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/),
+  availabilityZones: z.array(z.string().min(1)).min(1),
+  isolatedSubnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/)).min(1),
+  /**
+   * 'rule-group-only': the stack creates the DNS Firewall rule group and outputs its id for the VPC's
+   * owner to associate; /health does not claim the layer. 'associate' is refused here (see above).
+   */
+  dnsFirewall: z.enum(['associate', 'rule-group-only']),
+  /**
+   * 'own': the stack creates an execute-api interface endpoint without private DNS, reached by its
+   * `{api}-{vpce}` name (ApiVpcEndpointUrl); 'callers-only': no endpoint of the stack's own, callers
+   * come through the endpoints in api.additionalVpcEndpointIds (private DNS of theirs, or their alias).
+   */
+  executeApiEndpoint: z.enum(['own', 'callers-only']).default('own'),
+}).refine((v) => v.isolatedSubnetIds.length === v.availabilityZones.length, 'give one isolated subnet id per availability zone');
+
+/** Why a shared VPC refuses a setting that would change it for every other workload. */
+export const SHARED_VPC_REFUSALS = {
+  dnsFirewall:
+    "an existing VPC is shared: associating the DNS firewall would answer NXDOMAIN to every other workload's names; " +
+    "use dnsFirewall: 'rule-group-only' and have the VPC's owner associate the rule group (output DnsFirewallRuleGroupId), or let the stack create a dedicated VPC",
+  callersOnly: "executeApiEndpoint 'callers-only' needs at least one endpoint in api.additionalVpcEndpointIds, or nobody can reach the API",
+} as const;
 
 const IntegrationQuotaSchema = z
   .strictObject({
@@ -79,7 +101,7 @@ export const DeploymentConfigSchema = z
     account: z.string().regex(/^\d{12}$/).optional(),
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/),
     /** The orchestrator's IAM role: the only principal allowed to call the API. */
-    orchestratorRoleArn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/),
+    orchestratorRoleArn: roleArn,
     vpc: z.union([CreatedVpcSchema, ExistingVpcSchema]),
     /**
      * The region's S3 managed prefix list (com.amazonaws.<region>.s3): the execute function's only
@@ -91,6 +113,14 @@ export const DeploymentConfigSchema = z
      * Dockerfile as BASE_IMAGE; unset: the Dockerfile's default tag (resolved when the image is built).
      */
     executeBaseImage: z.string().regex(/^[\w./:-]+@sha256:[0-9a-f]{64}$/, 'must be pinned by digest: name@sha256:<64 hex>').optional(),
+    /**
+     * A prebuilt execute image in ECR, pinned by digest (`<account>.dkr.ecr.<region>.amazonaws.com/<repo>@sha256:...`):
+     * the function runs exactly that image (DockerImageCode.fromEcr) instead of one `cdk deploy` builds.
+     */
+    executeImageUri: z
+      .string()
+      .regex(ECR_IMAGE_URI, 'must be an ECR image pinned by digest: <account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<64 hex>')
+      .optional(),
     /**
      * Let the stack set API Gateway's account-wide CloudWatch role (AWS::ApiGateway::Account). Off by
      * default: it is one setting per account and region, and the last stack to deploy it wins.
@@ -150,6 +180,13 @@ export const DeploymentConfigSchema = z
       expireAfterDays: int(1, 3650),
       accessLogExpireAfterDays: int(1, 3650),
       presignTtlSeconds: int(10, 3600),
+      /**
+       * The one principal the bucket policy lets put tenant tables (s3:PutObject under `<tenant>/`, TLS and
+       * SSE-S3 only); unset: the orchestrator's role, which then uploads and calls.
+       */
+      writerRoleArn: roleArn.optional(),
+      /** Tenants the writer may put under; unset: any `<tenant>/` prefix (the API scopes every read to the caller's tenant). */
+      writerTenants: z.array(z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/)).min(1).optional(),
     }),
     logRetentionDays: retentionDays,
     /** What happens to the data bucket and the log groups when the stack is deleted. */
@@ -158,6 +195,11 @@ export const DeploymentConfigSchema = z
   .refine((c) => c.timeouts.defaultScriptSeconds <= c.timeouts.maxScriptSeconds, {
     message: 'timeouts.defaultScriptSeconds must not exceed timeouts.maxScriptSeconds',
     path: ['timeouts', 'defaultScriptSeconds'],
+  })
+  .refine((c) => c.vpc.kind !== 'existing' || c.vpc.dnsFirewall !== 'associate', { message: SHARED_VPC_REFUSALS.dnsFirewall, path: ['vpc', 'dnsFirewall'] })
+  .refine((c) => c.vpc.kind !== 'existing' || c.vpc.executeApiEndpoint !== 'callers-only' || c.api.additionalVpcEndpointIds.length > 0, {
+    message: SHARED_VPC_REFUSALS.callersOnly,
+    path: ['vpc', 'executeApiEndpoint'],
   });
 
 export type DeploymentConfig = Readonly<z.infer<typeof DeploymentConfigSchema>>;
@@ -219,17 +261,9 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
   },
   prod: {
     ...common('prod'),
-    // PLACEHOLDER ids: prod joins the platform's existing VPC (its isolated subnets).
-    vpc: {
-      kind: 'existing',
-      vpcId: 'vpc-0a1b2c3d4e5f60718',
-      cidr: '10.0.0.0/16',
-      availabilityZones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'],
-      isolatedSubnetIds: ['subnet-0a1b2c3d4e5f60711', 'subnet-0a1b2c3d4e5f60722', 'subnet-0a1b2c3d4e5f60733'],
-      isolatedSubnetRouteTableIds: ['rtb-0a1b2c3d4e5f60711', 'rtb-0a1b2c3d4e5f60722', 'rtb-0a1b2c3d4e5f60733'],
-      // PLACEHOLDER: associating the DNS firewall assumes this VPC is dedicated to jube-r (docs/deploying.md).
-      dnsFirewall: 'associate',
-    },
+    // A VPC of its own: the DNS firewall, the private-DNS execute-api endpoint and the S3 gateway
+    // endpoint's narrow policy then bind only jube-r. Joining a shared VPC: kind 'existing' (docs/deploying.md).
+    vpc: { kind: 'create', cidr: '10.42.0.0/16', maxAzs: 2 },
     execute: { architecture: 'x86_64', memoryMiB: 4096, ephemeralStorageMiB: 4096, maxInflight: 20, tenancy: 'per-tenant', isolation: 'session' },
     validate: { memoryMiB: 1536, architecture: 'arm64' },
     timeouts: {
@@ -237,10 +271,13 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
       maxScriptSeconds: 120,
       killGraceSeconds: 2,
       executeOverheadSeconds: 5,
-      // The raised quota affords Lambda's whole init limit: a cold start never costs a near-limit script.
+      // The raised quota affords Lambda's whole init limit, so an init that succeeds within it never
+      // costs a near-limit script its time; an init that fails and is retried (or a restore) can still
+      // take longer, and then API Gateway answers 504 first (docs/deploying.md, "Timeouts").
       executeColdStartHeadroomSeconds: 10,
       // PLACEHOLDER: prod's account must really have this quota raised before deploying.
-      integrationQuota: { seconds: 180, raisedBy: 'PLACEHOLDER: Service Quotas request for API Gateway "Maximum integration timeout in milliseconds"' },
+      // Refused outside dev until -c integrationQuotaRaisedBy= names the real request.
+      integrationQuota: { seconds: 180, raisedBy: `${PLACEHOLDER}: Service Quotas request for API Gateway "Maximum integration timeout in milliseconds"` },
     },
     api: { throttlingRateLimit: 50, throttlingBurstLimit: 100, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
     data: { expireAfterDays: 30, accessLogExpireAfterDays: 365, presignTtlSeconds: PRESIGN_TTL_SECONDS },
@@ -256,8 +293,11 @@ export const CONTEXT_OVERRIDES = [
   'orchestratorRoleArn',
   's3PrefixListId',
   'executeBaseImage',
+  'executeImageUri',
   'manageApiGatewayAccount',
   'alarmTopicArn',
+  'integrationQuotaRaisedBy',
+  'dataWriterRoleArn',
 ] as const;
 export type ContextOverrides = Partial<Record<(typeof CONTEXT_OVERRIDES)[number], string>>;
 
@@ -287,10 +327,38 @@ export function resolveDeploymentConfig(envName: unknown, overrides: ContextOver
         `aws ec2 describe-managed-prefix-lists --region ${defined['region']} --filters Name=prefix-list-name,Values=com.amazonaws.${defined['region']}.s3 --query 'PrefixLists[0].PrefixListId'`,
     );
   }
-  const parsed = DeploymentConfigSchema.safeParse({ ...base, ...defined });
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new DeploymentConfigError(`invalid jube-r deployment config for ${name.data}: ${problems}`);
-  }
-  return parsed.data;
+  const { integrationQuotaRaisedBy, dataWriterRoleArn, ...flat } = defined;
+  const parsed = DeploymentConfigSchema.safeParse({
+    ...base,
+    ...flat,
+    timeouts: { ...base.timeouts, integrationQuota: { ...base.timeouts.integrationQuota, ...(integrationQuotaRaisedBy ? { raisedBy: integrationQuotaRaisedBy } : {}) } },
+    data: { ...base.data, ...(dataWriterRoleArn ? { writerRoleArn: dataWriterRoleArn } : {}) },
+  });
+  const problems = parsed.success
+    ? placeholderProblems(parsed.data)
+    : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  if (problems.length > 0) throw new DeploymentConfigError(`invalid jube-r deployment config for ${name.data}: ${problems.join('; ')}`);
+  return parsed.data!;
+}
+
+/**
+ * Stand-in values left in a config that is not dev's. Synthesis stays offline and needs no real
+ * value, but a staging or prod template that names the placeholder account or an unstated quota
+ * would deploy a stack nobody can call, or one whose timeouts the account does not allow. Pure.
+ */
+export function placeholderProblems(config: z.infer<typeof DeploymentConfigSchema>): string[] {
+  if (config.envName === 'dev') return [];
+  const inPlaceholderAccount = (arn: string | undefined) => arn !== undefined && arn.split(':')[4] === PLACEHOLDER_ACCOUNT;
+  return [
+    ...(config.account === PLACEHOLDER_ACCOUNT ? [`account: ${PLACEHOLDER_ACCOUNT} is the placeholder account; pass -c account=<the real one>`] : []),
+    ...(inPlaceholderAccount(config.orchestratorRoleArn)
+      ? [`orchestratorRoleArn: ${config.orchestratorRoleArn} is in the placeholder account ${PLACEHOLDER_ACCOUNT}; pass -c orchestratorRoleArn=<the orchestrator's role>`]
+      : []),
+    ...(inPlaceholderAccount(config.data.writerRoleArn)
+      ? [`data.writerRoleArn: in the placeholder account ${PLACEHOLDER_ACCOUNT}; pass -c dataWriterRoleArn=<the uploader's role>`]
+      : []),
+    ...(config.timeouts.integrationQuota.raisedBy?.startsWith(PLACEHOLDER)
+      ? ['timeouts.integrationQuota.raisedBy: still the placeholder; pass -c integrationQuotaRaisedBy=<the Service Quotas request id or support case that raised it in this account and region>']
+      : []),
+  ];
 }

@@ -24,6 +24,11 @@ export interface JubeRPaths {
   readonly apiEntry: string;
   /** r-image/ (plain Dockerfile + staged context) */
   readonly imageDirectory: string;
+  /**
+   * What the image's package-facts step wrote (manifest.json and its neighbours), as the image build
+   * extracted it (infra/lib/package-facts.ts): the validate bundle serves these, not the host's.
+   */
+  readonly packageFactsDirectory: string;
 }
 
 export interface JubeRStackProps extends StackProps {
@@ -69,12 +74,14 @@ export class JubeRStack extends Stack {
       removalPolicy,
     });
     this.network.restrictS3EndpointTo(this.data.bucket);
+    this.data.grantTenantUploads(config.data.writerRoleArn ?? config.orchestratorRoleArn, config.data.writerTenants);
     // The region comes from the config (a literal), so the allowed name is exact.
     this.network.restrictDnsTo(dataBucketDomains(this.data.bucket.bucketName, config.region, this.urlSuffix));
 
     this.execute = new ExecuteFunction(this, 'Execute', {
       imageDirectory: paths.imageDirectory,
       baseImage: config.executeBaseImage,
+      prebuiltImageUri: config.executeImageUri,
       execute: config.execute,
       timeoutSeconds: this.chain.executeLambdaTimeoutSeconds,
       environment: executeEnvironment(config, this.chain, { dataBucketName: this.data.bucket.bucketName }),
@@ -89,6 +96,7 @@ export class JubeRStack extends Stack {
     this.apiFunction = new ApiFunction(this, 'Validate', {
       repositoryRoot: paths.repositoryRoot,
       entry: paths.apiEntry,
+      packageFactsDirectory: paths.packageFactsDirectory,
       memoryMiB: config.validate.memoryMiB,
       architecture: config.validate.architecture,
       timeoutSeconds: this.chain.validateLambdaTimeoutSeconds,
@@ -109,6 +117,7 @@ export class JubeRStack extends Stack {
     this.data.grantObjectRead(this.apiFunction.role);
 
     this.api = new PrivateApi(this, 'Api', {
+      apiName: `jube-r-${config.envName}`,
       stageName: config.envName,
       endpoint: this.network.apiEndpoint,
       additionalVpcEndpointIds: config.api.additionalVpcEndpointIds,
@@ -124,6 +133,8 @@ export class JubeRStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       dashboardName: `${config.stackName}-${config.region}`,
       execute: this.execute.function,
+      executeLogGroup: this.execute.logGroup,
+      stackName: config.stackName,
       validate: this.apiFunction.function,
       stage: this.api.api.deploymentStage,
       executeTimeoutMs: this.chain.executeLambdaTimeoutSeconds * 1000,
@@ -138,34 +149,57 @@ export class JubeRStack extends Stack {
   /** What an orchestrator (or its operator) needs to reach the private API from another network. */
   private addOutputs(config: DeploymentConfig): void {
     const apiId = this.api.api.restApiId;
-    const endpointId = this.network.apiEndpoint.vpcEndpointId;
+    const endpoint = this.network.apiEndpoint;
     const host = (name: string) => `${name}.execute-api.${config.region}.${this.urlSuffix}`;
+    const inOwnVpc = config.vpc.kind === 'create';
     const outputs: Record<string, { value: string; description: string }> = {
       ApiId: { value: apiId, description: 'Private REST API id' },
       ApiUrl: {
         value: `https://${host(apiId)}/${config.envName}/`,
-        description: 'Invoke URL; resolves through the execute-api endpoint\'s private DNS inside a VPC with such an endpoint',
+        description: inOwnVpc
+          ? "Invoke URL; resolves through the stack's execute-api endpoint's private DNS inside its VPC"
+          : 'Invoke URL; resolves only inside a VPC with an execute-api endpoint of its own that has private DNS (the caller\'s)',
       },
-      ApiVpcEndpointUrl: {
-        value: `https://${host(`${apiId}-${endpointId}`)}/${config.envName}/`,
-        description: 'Invoke URL through this stack\'s endpoint, resolvable from any network routed to it (peering, transit gateway)',
-      },
-      ApiVpcEndpointId: { value: endpointId, description: 'The stack\'s execute-api interface endpoint (aws:SourceVpce of the resource policy)' },
+      ...(endpoint
+        ? {
+            ApiVpcEndpointUrl: {
+              value: `https://${host(`${apiId}-${endpoint.vpcEndpointId}`)}/${config.envName}/`,
+              description: "Invoke URL through this stack's endpoint, resolvable from any network routed to it (peering, transit gateway)",
+            },
+            ApiVpcEndpointId: { value: endpoint.vpcEndpointId, description: "The stack's execute-api interface endpoint (aws:SourceVpce of the resource policy)" },
+          }
+        : {}),
       VpcId: { value: this.network.vpc.vpcId, description: 'The VPC of the execute function and the execute-api endpoint' },
       IsolatedSubnetIds: {
         value: Fn.join(',', this.network.vpc.selectSubnets(this.network.isolatedSubnets).subnetIds),
         description: 'Isolated subnets of the execute function and the execute-api endpoint (comma-separated)',
       },
-      S3GatewayEndpointId: { value: this.network.s3Endpoint.vpcEndpointId, description: 'S3 gateway endpoint (data bucket reads only)' },
+      ...(this.network.s3Endpoint
+        ? { S3GatewayEndpointId: { value: this.network.s3Endpoint.vpcEndpointId, description: 'S3 gateway endpoint (data bucket reads only)' } }
+        : {}),
       ExecuteSecurityGroupId: { value: this.network.executeSecurityGroup.securityGroupId, description: 'The execute function\'s security group' },
-      DnsFirewallRuleGroupId: { value: this.network.dnsFirewall!.ruleGroup.attrId, description: 'DNS Firewall rule group (only the data bucket\'s name resolves)' },
+      DnsFirewallRuleGroupId: {
+        value: this.network.dnsFirewall!.ruleGroup.attrId,
+        description: inOwnVpc
+          ? 'DNS Firewall rule group (only the data bucket\'s name resolves), associated with the stack\'s VPC'
+          : 'DNS Firewall rule group (only the data bucket\'s name resolves), NOT associated: for the VPC\'s owner to associate',
+      },
       DataBucketName: { value: this.data.bucket.bucketName, description: 'Tenant tables at <tenant>/<pointer>.csv(.gz)' },
+      DataWriterRoleArn: {
+        value: config.data.writerRoleArn ?? config.orchestratorRoleArn,
+        description: 'The one principal that may put tenant tables (s3:PutObject under <tenant>/, TLS, SSE-S3 AES256)',
+      },
       DashboardName: { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of this environment' },
       OrchestratorMinimumHttpTimeoutMs: {
-        value: String(this.chain.apiIntegrationTimeoutMs + 1000),
-        description: 'The orchestrator must wait longer than the API integration timeout',
+        value: String(orchestratorMinimumHttpTimeoutMs(this.chain)),
+        description: 'The orchestrator must wait longer than the API integration timeout (jube-r call --min-http-timeout, JUBE_R_MIN_HTTP_TIMEOUT_MS)',
       },
     };
     for (const [id, output] of Object.entries(outputs)) new CfnOutput(this, id, output);
   }
+}
+
+/** The least an orchestrator's HTTP timeout may be: a second past API Gateway's own 504. Pure. */
+export function orchestratorMinimumHttpTimeoutMs(chain: Pick<TimeoutChain, 'apiIntegrationTimeoutMs'>): number {
+  return chain.apiIntegrationTimeoutMs + 1000;
 }

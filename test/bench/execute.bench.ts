@@ -17,8 +17,9 @@ import { createExecuteHandler, type ExecuteHandler } from '../../functions/execu
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
 import { resolveSandbox } from '../../functions/execute/run/sandbox.ts';
 import { median } from './median.ts';
+import { samples } from './budget.ts';
 
-const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 9);
+const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? samples(9, 3));
 const CASES = [
   { name: '1 + 1', code: '1 + 1' },
   { name: 'library(dplyr)', code: 'library(dplyr)' },

@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
 import { DEFAULT_IMAGE, PODMAN, startContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { median } from './median.ts';
+import { samples } from './budget.ts';
 
-const RUNS = 3;
+const RUNS = samples(3, 2);
 const EVENT = { script: 'cat(1 + 1)', timeoutSeconds: 10 };
 
 export async function run(): Promise<void> {

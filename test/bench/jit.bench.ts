@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { median } from './median.ts';
+import { samples } from './budget.ts';
 
-const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 7);
+const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? samples(7, 3));
 const CAPSULE = process.env['JUBE_R_CAPSULE_LIBRARY'] ?? fileURLToPath(new URL('../../build/capsule/jube_capsule.so', import.meta.url));
 
 const LOOPS = String.raw`

@@ -9,8 +9,9 @@ import type { PlotsRequest } from '../../layers/contract/execute.ts';
 import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
 import { median } from './median.ts';
+import { samples } from './budget.ts';
 
-const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? 9);
+const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? samples(9, 3));
 const SCRIPT = 'library(ggplot2)\nggplot(mtcars, aes(wt, mpg, colour = factor(cyl))) + geom_point() + geom_smooth(method = "lm", formula = y ~ x) + ggtitle("mtcars")';
 const VARIANTS: [string, PlotsRequest][] = [
   ['without capture', false],

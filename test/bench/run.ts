@@ -2,7 +2,15 @@
  * npm run bench: every benchmark section, each measuring its candidates side by side in this one
  * run and printing ratios. Not a test: nothing here passes or fails on a number.
  * `npm run bench -- validator execute` runs only the named sections.
+ *
+ * Under CI=true every section runs in its own process, killed at its time budget (a section that
+ * runs over prints what it had and "over budget"), and the sections measure fewer samples
+ * (`inCi`): CI reports the numbers in well under three minutes; the full run stays `npm run bench`.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { inCi } from './budget.ts';
+
 const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   validator: () => import('./validator.bench.ts'),
   corpus: () => import('./corpus.bench.ts'),
@@ -12,9 +20,39 @@ const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   jit: () => import('./jit.bench.ts'),
 };
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-for (const [name, load] of Object.entries(SECTIONS)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
-  console.log(`\n== ${name} ==`);
-  await (await load()).run();
+/** Seconds each section may take under CI; together under three minutes. */
+export const CI_SECTION_BUDGET_SECONDS: Readonly<Record<keyof typeof SECTIONS, number>> = {
+  validator: 40,
+  corpus: 25,
+  execute: 30,
+  plots: 20,
+  image: 35,
+  jit: 20,
+};
+
+const CHILD = '--section-child';
+const args = process.argv.slice(2);
+const wanted = args.filter((a) => !a.startsWith('-'));
+
+if (args.includes(CHILD)) {
+  await (await SECTIONS[wanted[0]!]!()).run();
+} else {
+  for (const [name, load] of Object.entries(SECTIONS)) {
+    if (wanted.length > 0 && !wanted.includes(name)) continue;
+    console.log(`\n== ${name} ==`);
+    const started = Date.now();
+    if (inCi()) {
+      const budgetMs = CI_SECTION_BUDGET_SECONDS[name]! * 1000;
+      const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, CHILD], {
+        stdio: 'inherit',
+        timeout: budgetMs,
+        killSignal: 'SIGKILL',
+      });
+      if (child.error && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') console.log(`  ${name}: over its CI budget of ${budgetMs / 1000} s, stopped`);
+      else if (child.status !== 0) process.exitCode = 1;
+    } else {
+      await load().then((section) => section.run());
+    }
+    console.log(`  (${name}: ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
 }

@@ -5,6 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PackageManifestSchema } from '../../layers/packages/manifest.ts';
+import { join } from 'node:path';
+import { DEFAULT_PATHS } from '../../infra/lib/app.ts';
+import { readPackageFacts } from '../../infra/lib/package-facts.ts';
+import { logicalIdOf, synthesize } from '../unit/infra/synth-fixture.ts';
 import { buildImage, imageConfig, runInside } from './image-harness.ts';
 
 const declaredPackages = (): string[] => {
@@ -147,12 +151,12 @@ describe('R and its packages', () => {
 
   it('ships a manifest that names exactly what is installed, at the installed versions', async () => {
     // Prepare
-    const manifestText = await runInside('cat /app/manifest.json');
+    const manifestText = await runInside('cat /app/packages/manifest.json');
     const manifest = PackageManifestSchema.parse(JSON.parse(manifestText.stdout));
 
     // Act: ask R in the image for the installed version of every package the manifest names.
     const installed = await runInside(
-      `Rscript --vanilla -e 'm <- jsonlite::fromJSON("/app/manifest.json"); v <- vapply(m$packages$name, function(p) as.character(packageVersion(p)), ""); cat(paste(names(v), v), sep = "\\n"); cat("\\nR", paste(R.version$major, R.version$minor, sep = "."))'`,
+      `Rscript --vanilla -e 'm <- jsonlite::fromJSON("/app/packages/manifest.json"); v <- vapply(m$packages$name, function(p) as.character(packageVersion(p)), ""); cat(paste(names(v), v), sep = "\\n"); cat("\\nR", paste(R.version$major, R.version$minor, sep = "."))'`,
     );
 
     // Assess
@@ -165,4 +169,34 @@ describe('R and its packages', () => {
     expect(lines.slice(0, -2)).toEqual(manifest.packages.map((p) => `${p.name} ${p.version}`));
     expect(manifest.rVersion).toMatch(/^4\.5\./);
   });
+
+  it('is what the image build extracted and what a synthesized validate bundle carries, file for file', async () => {
+    // Prepare: the image's own package-facts directory, every file with its content.
+    const inside = await runInside('cd /app/packages && find . -type f | sort | while read -r f; do printf "%s\\t" "$f"; base64 -w0 "$f"; echo; done');
+    const imageFiles = Object.fromEntries(
+      inside.stdout.split('\n').filter(Boolean).map((line) => {
+        const [name, content] = line.split('\t') as [string, string];
+        return [name.replace(/^\.\//, ''), Buffer.from(content, 'base64').toString('utf8')];
+      }),
+    );
+    const extracted = readPackageFacts(DEFAULT_PATHS.packageFactsDirectory);
+
+    // Act: synthesize dev as `cdk synth` does, from the extracted facts.
+    const synthesized = synthesize('dev', undefined, { paths: DEFAULT_PATHS });
+    try {
+      const fn = synthesized.json.Resources[logicalIdOf(synthesized.stack.apiFunction.function)]!;
+      const bundle = join(synthesized.outdir, String(fn.Metadata!['aws:asset:path']));
+
+      // Assess
+      expect(Object.keys(imageFiles)).toContain('manifest.json');
+      expect([...extracted.files]).toEqual(Object.keys(imageFiles).sort());
+      for (const [file, content] of Object.entries(imageFiles)) {
+        expect(readFileSync(join(extracted.directory, file), 'utf8'), file).toBe(content);
+        expect(readFileSync(join(bundle, file), 'utf8'), file).toBe(content);
+      }
+      expect(extracted.manifest.rVersion).toMatch(/^4\.5\./);
+    } finally {
+      synthesized.cleanup();
+    }
+  }, 120_000);
 });

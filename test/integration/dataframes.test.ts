@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startStack, type RunningStack } from './local-stack.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { postJson, REPO, startStack, type RunningStack } from './local-stack.ts';
+
+const execFileAsync = promisify(execFile);
 
 const MAX_TABLE = 2048;
 const MAX_TOTAL = 4096;
@@ -76,6 +80,26 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe('a table uploaded with jube-r data put', () => {
+  it('is bound by the pointer the upload printed, for its tenant only', async () => {
+    // Prepare: a gzip table on disk, uploaded through the CLI into the stack's data directory.
+    const file = path.join(base, 'upload.csv.gz');
+    await writeFile(file, gzipSync('city,count\nlyon,3\nnantes,4\n'));
+    const put = await execFileAsync(process.execPath, [path.join(REPO, 'scripts/jube-r.mjs'), 'data', 'put', file, '--tenant', 'acme', '--pointer', 'uploaded-cities', '--data-dir', path.join(base, 'data')], { cwd: REPO });
+    const printed = JSON.parse(put.stdout) as { tenant: string; dataPointer: string; stored: string };
+    expect(printed).toEqual({ tenant: 'acme', dataPointer: 'uploaded-cities', stored: path.join(base, 'data', 'acme', 'uploaded-cities.csv.gz') });
+
+    // Act
+    const mine = await execute({ script: RESULT('list(total = sum(t$count), cities = t$city)'), dataframes: [{ name: 't', dataPointer: printed.dataPointer }] }, 'acme');
+    const theirs = await execute({ script: RESULT('nrow(t)'), dataframes: [{ name: 't', dataPointer: printed.dataPointer }] }, 'globex');
+
+    // Assess
+    expect(mine.body).toMatchObject({ status: 'ok', result: { total: 7, cities: ['lyon', 'nantes'] } });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body).toMatchObject({ code: 'DATA_POINTER_UNRESOLVED' });
+  });
 });
 
 describe('POST /execute with dataframes', () => {

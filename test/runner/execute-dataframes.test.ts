@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { harness } from './helpers.ts';
 
 const CSV = 'region,sales,note\nnorth,10.5,a\nsouth,20,b\nnorth,4.5,"c, quoted"\n';
@@ -108,6 +110,22 @@ describe('execute handler: dataframes', () => {
     expect(response.error).toMatch(/the script was not run$/);
     expect(response.consoleOutput).toBe('');
     expect(fresh.reports[0]?.pid).toBeUndefined();
+  });
+
+  it('logs the line the stack counts as a dataframe staging failure (its metric filter), once per failed run', async () => {
+    // Prepare
+    const logger = new Logger({ serviceName: 'jube-r-test', logLevel: 'SILENT' });
+    const warn = vi.spyOn(logger, 'warn');
+    const fresh = harness({ env: DATA_ENV, dataDownload: standIn, logger });
+
+    // Act
+    await fresh.run('cat("ran")', { dataframes: [{ name: 'gone', source: { kind: 'url', url: `${BUCKET_URL}/nope.csv`, gzip: false }, bytes: 10 }] });
+    await fresh.run(summarise, { dataframes: [{ name: 'sales', source: { kind: 'file', path: csvPath, gzip: false }, bytes: CSV.length }] });
+
+    // Assess
+    const staging = warn.mock.calls.filter(([message]) => message === DATAFRAME_STAGING_FAILED);
+    expect(staging).toHaveLength(1);
+    expect(JSON.stringify(staging[0]![1])).toContain("'gone' could not be downloaded");
   });
 
   it('refuses tables that together exceed the total cap', async () => {

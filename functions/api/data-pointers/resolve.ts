@@ -8,12 +8,12 @@
  * the same path; and every pointer is looked up, never stopping at the first failure, so the
  * position or number of bad pointers does not show in the timing either.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import { createLocalPointerStore } from './local-resolver.ts';
 import { isValidPointer, isValidTenant } from './pointer.ts';
-import { createS3PointerStore } from './s3-resolver.ts';
+import { createPresignerClient, createS3PointerStore } from './s3-resolver.ts';
 import type { DataframeRequest } from '../../../layers/contract/api.ts';
 import type { DataPointerResolver, LocatedTable, PointerStore, ResolveOutcome } from './types.ts';
 
@@ -74,7 +74,7 @@ export function checkSizes(dataframes: readonly ResolvedDataframe[], limits: Dat
 export function createDataPointerResolver(config: ServiceConfig, deps: { s3?: S3Client } = {}): DataPointerResolver {
   const { data } = config;
   const store = data.bucket
-    ? createS3PointerStore({ client: deps.s3 ?? new S3Client({}), bucket: data.bucket, presignTtlSeconds: data.presignTtlSeconds })
+    ? createS3PointerStore({ client: deps.s3 ?? createPresignerClient(), bucket: data.bucket, presignTtlSeconds: data.presignTtlSeconds })
     : createLocalPointerStore(data.dir);
   return createResolver(store, { maxDataframeBytes: data.maxDataframeBytes, maxTotalBytes: data.maxTotalBytes });
 }

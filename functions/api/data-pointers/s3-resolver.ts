@@ -4,10 +4,31 @@
  * HeadObject and hands the execute function a short-lived presigned GET URL, so the execute role
  * needs no S3 permission and R never touches the network.
  */
-import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { POINTER_SUFFIXES } from './pointer.ts';
+import { POINTER_SUFFIXES, storedName } from './pointer.ts';
 import type { LocatedTable, PointerStore } from './types.ts';
+
+/**
+ * The endpoint options of the client that presigns, fixed: the presigned URL's host must be the
+ * one name the execute function's DNS firewall answers (`<bucket>.s3.<region>.amazonaws.com`,
+ * dataBucketDomains in infra/lib/constructs/dns-firewall.ts). Set here, so AWS_USE_FIPS_ENDPOINT,
+ * AWS_USE_DUALSTACK_ENDPOINT, AWS_ENDPOINT_URL_S3 or a shared config file cannot move the host and
+ * break every download with NXDOMAIN. test/unit/infra/presigned-host.test.ts holds the two together.
+ */
+export const PRESIGNER_ENDPOINT_OPTIONS = {
+  useFipsEndpoint: false,
+  useDualstackEndpoint: false,
+  useAccelerateEndpoint: false,
+  forcePathStyle: false,
+  useArnRegion: false,
+  disableMultiregionAccessPoints: true,
+} as const satisfies S3ClientConfig;
+
+/** The client the API function presigns with: the region it runs in (Lambda's AWS_REGION), the pinned endpoint options. */
+export function createPresignerClient(options: Pick<S3ClientConfig, 'region' | 'credentials'> = {}): S3Client {
+  return new S3Client({ ...options, ...PRESIGNER_ENDPOINT_OPTIONS });
+}
 
 export interface S3PointerStoreOptions {
   readonly client: S3Client;
@@ -15,8 +36,8 @@ export interface S3PointerStoreOptions {
   readonly presignTtlSeconds: number;
 }
 
-export function objectKey(tenant: string, pointer: string, suffix: string): string {
-  return `${tenant}/${pointer}${suffix}`;
+export function objectKey(tenant: string, pointer: string, suffix: (typeof POINTER_SUFFIXES)[number]['suffix']): string {
+  return storedName(tenant, pointer, suffix);
 }
 
 export function createS3PointerStore(options: S3PointerStoreOptions): PointerStore {

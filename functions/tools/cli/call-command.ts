@@ -6,23 +6,38 @@
  *   jube-r call health|packages
  *   jube-r call validate FILE|-
  *   jube-r call execute FILE|- [--timeout N] [--var name=value ...] [--data name=pointer ...]
- *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T  --session S  --http-timeout MS  --no-sign
+ *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T  --session S  --no-sign
+ *            --min-http-timeout MS (or JUBE_R_MIN_HTTP_TIMEOUT_MS: the stack output OrchestratorMinimumHttpTimeoutMs,
+ *            required for a deployed API; the default wait lies above it)  --http-timeout MS (above that minimum)
  *
  * Exit codes: 0 the call succeeded (and the script was valid / ran ok), 1 invalid or failed
  * script, 2 usage error, 3 the API answered an error or did not answer (printed to stderr).
  */
 import { z } from 'zod';
-import { createJubeRClient, JubeRApiError, JubeRTimeoutError, ROUTES, type JubeRClient, type RouteName } from '../client/jube-r-client.ts';
+import {
+  CLIENT_DEFAULTS,
+  createJubeRClient,
+  httpTimeoutMs as httpTimeoutMsOf,
+  JubeRApiError,
+  JubeRTimeoutError,
+  ROUTES,
+  type JubeRClient,
+  type JubeRClientOptions,
+  type RouteName,
+} from '../client/jube-r-client.ts';
 import type { Credentials } from '../client/sigv4.ts';
 import { isHelp, type Command } from './command.ts';
 import { readScript } from './read-script.ts';
 import { parseRunArguments, UsageError } from './script-arguments.ts';
 
 const USAGE = `usage: jube-r call health|packages|validate FILE|-|execute FILE|- [--timeout N] [--var name=value ...] [--data name=pointer ...]
-       options: --url URL (or JUBE_R_API_URL), --region R, --tenant T, --session S, --http-timeout MS, --no-sign`;
+       options: --url URL (or JUBE_R_API_URL), --region R, --tenant T, --session S, --no-sign,
+                --min-http-timeout MS (or JUBE_R_MIN_HTTP_TIMEOUT_MS; the stack output OrchestratorMinimumHttpTimeoutMs, required but for the local stack),
+                --http-timeout MS (default: that minimum + ${CLIENT_DEFAULTS.timeoutMarginMs} ms)`;
 
 const CallEnvSchema = z.object({
   JUBE_R_API_URL: z.url().optional(),
+  JUBE_R_MIN_HTTP_TIMEOUT_MS: z.coerce.number().int().min(1).optional(),
 });
 
 export interface CallArguments {
@@ -32,6 +47,8 @@ export interface CallArguments {
   readonly tenant: string | undefined;
   readonly session: string | undefined;
   readonly httpTimeoutMs: number | undefined;
+  /** The deployment's OrchestratorMinimumHttpTimeoutMs; undefined only for the local stack. */
+  readonly minimumHttpTimeoutMs: number | undefined;
   readonly sign: boolean;
   /** The script arguments of validate and execute. */
   readonly rest: string[];
@@ -41,7 +58,13 @@ export interface CallArguments {
 export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessEnv): CallArguments {
   const [route, ...tail] = args;
   if (route === undefined || !(route in ROUTES)) throw new UsageError(`unknown route ${JSON.stringify(route ?? '')}`);
-  let url = CallEnvSchema.parse({ JUBE_R_API_URL: env['JUBE_R_API_URL'] || undefined }).JUBE_R_API_URL;
+  const fromEnv = CallEnvSchema.safeParse({
+    JUBE_R_API_URL: env['JUBE_R_API_URL'] || undefined,
+    JUBE_R_MIN_HTTP_TIMEOUT_MS: env['JUBE_R_MIN_HTTP_TIMEOUT_MS'] || undefined,
+  });
+  if (!fromEnv.success) throw new UsageError(`bad environment: ${fromEnv.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  let url = fromEnv.data.JUBE_R_API_URL;
+  let minimumHttpTimeoutMs = fromEnv.data.JUBE_R_MIN_HTTP_TIMEOUT_MS;
   let region: string | undefined;
   let tenant: string | undefined;
   let session: string | undefined;
@@ -59,15 +82,39 @@ export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessE
     else if (arg === '--tenant') tenant = value(arg, tail[++i]);
     else if (arg === '--session') session = value(arg, tail[++i]);
     else if (arg === '--no-sign') sign = false;
-    else if (arg === '--http-timeout') {
-      httpTimeoutMs = Number(value(arg, tail[++i]));
-      if (!Number.isInteger(httpTimeoutMs) || httpTimeoutMs < 1) throw new UsageError('--http-timeout needs a whole number of milliseconds');
-    } else rest.push(arg);
+    else if (arg === '--http-timeout') httpTimeoutMs = milliseconds(arg, value(arg, tail[++i]));
+    else if (arg === '--min-http-timeout') minimumHttpTimeoutMs = milliseconds(arg, value(arg, tail[++i]));
+    else rest.push(arg);
   }
   if (url === undefined) throw new UsageError('no API URL: pass --url or set JUBE_R_API_URL (the stack output ApiUrl)');
   if (!z.url().safeParse(url).success) throw new UsageError(`--url ${url} is not a URL`);
   if ((route === 'health' || route === 'packages') && rest.length > 0) throw new UsageError(`${route} takes no arguments`);
-  return { route: route as RouteName, url, region, tenant, session, httpTimeoutMs, sign, rest };
+  try {
+    // The client's own rule (a deployed API needs its minimum; a timeout must exceed it), as a usage error.
+    httpTimeoutMs = httpTimeoutMsOf(new URL(url), minimumHttpTimeoutMs, httpTimeoutMs);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (--min-http-timeout or JUBE_R_MIN_HTTP_TIMEOUT_MS)`);
+  }
+  return { route: route as RouteName, url, region, tenant, session, httpTimeoutMs, minimumHttpTimeoutMs, sign, rest };
+}
+
+function milliseconds(flag: string, text: string): number {
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 1) throw new UsageError(`${flag} needs a whole number of milliseconds`);
+  return ms;
+}
+
+/** The client's options for a parsed call, credentials apart (they come from the SDK's chain). */
+export function callClientOptions(call: CallArguments, env: NodeJS.ProcessEnv): JubeRClientOptions {
+  const region = call.region ?? env['AWS_REGION'];
+  return {
+    baseUrl: call.url,
+    ...(region ? { region } : {}),
+    ...(call.tenant ? { tenant: call.tenant } : {}),
+    ...(call.session ? { session: call.session } : {}),
+    ...(call.minimumHttpTimeoutMs === undefined ? {} : { minimumHttpTimeoutMs: call.minimumHttpTimeoutMs }),
+    ...(call.httpTimeoutMs === undefined ? {} : { timeoutMs: call.httpTimeoutMs }),
+  };
 }
 
 async function defaultCredentials(): Promise<Credentials> {
@@ -110,14 +157,7 @@ const command: Command = async (args) => {
   let client: JubeRClient;
   try {
     call = parseCallArguments(args, process.env);
-    client = createJubeRClient({
-      baseUrl: call.url,
-      ...(call.sign ? { credentials: await defaultCredentials() } : {}),
-      ...(call.region ?? process.env['AWS_REGION'] ? { region: call.region ?? process.env['AWS_REGION'] } : {}),
-      ...(call.tenant ? { tenant: call.tenant } : {}),
-      ...(call.session ? { session: call.session } : {}),
-      ...(call.httpTimeoutMs ? { timeoutMs: call.httpTimeoutMs } : {}),
-    });
+    client = createJubeRClient({ ...callClientOptions(call, process.env), ...(call.sign ? { credentials: await defaultCredentials() } : {}) });
   } catch (error) {
     process.stderr.write(`jube-r call: ${(error as Error).message}\n${USAGE}\n`);
     return 2;

@@ -1,7 +1,7 @@
 /**
  * `jube-r <command>`: the command line over the same handlers the service runs, and a caller of a
  * deployed API. Exit codes: 0 success, 1 the script was invalid or failed, 2 usage error, 3 (call)
- * the API answered an error or did not answer.
+ * the API answered an error or did not answer, (data) the store refused or failed.
  * `jube-r --help` (or `-h`, or `help`) prints the commands; `jube-r <command> --help` and
  * `jube-r help <command>` print that command's usage.
  */
@@ -19,6 +19,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   call: {
     summary: 'call ROUTE [FILE|-] [--url URL] [--tenant T] ...   call a deployed API, SigV4-signed (run "jube-r call" for options)',
     load: async () => (await import('./call-command.ts')).default,
+  },
+  data: {
+    summary: 'data put FILE.csv[.gz] --tenant T --pointer P [--bucket B]   store a tenant table; prints its pointer',
+    load: async () => (await import('./data-command.ts')).default,
   },
   serve: {
     summary: 'serve                      the local stack on JUBE_R_HOST:JUBE_R_PORT (127.0.0.1:8080)',

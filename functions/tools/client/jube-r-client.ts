@@ -45,7 +45,13 @@ export interface JubeRClientOptions {
    * execution environment, and no two sessions ever share one (where the deployment isolates by session).
    */
   readonly session?: string;
-  /** Per attempt; must exceed the stack's OrchestratorMinimumHttpTimeoutMs for /execute. */
+  /**
+   * The deployment's stack output OrchestratorMinimumHttpTimeoutMs: a second past API Gateway's own
+   * 504, so a caller that gives up earlier leaves a script running (and holding concurrency) whose
+   * answer it never reads. Required for any URL but the local stack's; every timeout must exceed it.
+   */
+  readonly minimumHttpTimeoutMs?: number;
+  /** Per attempt; default minimumHttpTimeoutMs + CLIENT_DEFAULTS.timeoutMarginMs (the local stack: CLIENT_DEFAULTS.localTimeoutMs). */
   readonly timeoutMs?: number;
   readonly maxRetries?: number;
   readonly maxRetryAfterSeconds?: number;
@@ -62,7 +68,10 @@ export interface CallOptions {
 }
 
 export const CLIENT_DEFAULTS = {
-  timeoutMs: 30_000,
+  /** The local stack's (no API Gateway in front, so no minimum of its own). */
+  localTimeoutMs: 30_000,
+  /** How far past the deployment's minimum the default timeout lies. */
+  timeoutMarginMs: 5_000,
   maxRetries: 2,
   maxRetryAfterSeconds: 30,
   /** 429 without Retry-After: 0.5 s, 1 s, 2 s, ... */
@@ -148,6 +157,7 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     throw new TypeError(`cannot tell the signing region from ${base.hostname}; pass region`);
   }
   const signer = options.credentials ? executeApiSigner(region!, options.credentials) : undefined;
+  const defaultTimeoutMs = httpTimeoutMs(base, options.minimumHttpTimeoutMs, options.timeoutMs);
 
   async function call<S extends z.ZodType>(route: RouteName, schema: S, body: unknown, callOptions: CallOptions): Promise<z.infer<S>> {
     const { method, path } = ROUTES[route];
@@ -161,7 +171,7 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
       ...(tenant === undefined ? {} : { 'x-jube-tenant': tenant }),
       ...(session === undefined ? {} : { 'x-jube-session': session }),
     };
-    const timeoutMs = callOptions.timeoutMs ?? options.timeoutMs ?? CLIENT_DEFAULTS.timeoutMs;
+    const timeoutMs = callOptions.timeoutMs === undefined ? defaultTimeoutMs : httpTimeoutMs(base, options.minimumHttpTimeoutMs, callOptions.timeoutMs);
 
     for (let attempt = 1; ; attempt += 1) {
       // Signed per attempt: a retry after Retry-After must carry a fresh date.
@@ -169,7 +179,14 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
       const { host: _host, ...sent } = signed; // fetch sets Host from the URL (the same value)
       let response: Response;
       try {
-        response = await fetchImpl(url, { method, headers: sent, ...(text === undefined ? {} : { body: text }), signal: AbortSignal.timeout(timeoutMs) });
+        // A timer of our own rather than AbortSignal.timeout: one clock (the process's timers) for every wait here.
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs);
+        try {
+          response = await fetchImpl(url, { method, headers: sent, ...(text === undefined ? {} : { body: text }), signal: controller.signal });
+        } finally {
+          clearTimeout(timer);
+        }
       } catch (error) {
         if ((error as Error)?.name === 'TimeoutError' || (error as Error)?.name === 'AbortError') throw new JubeRTimeoutError(route, timeoutMs, { cause: error });
         throw error;
@@ -188,6 +205,27 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     validate: (request, o = {}) => call('validate', ValidationResultSchema, request, o),
     execute: (request, o = {}) => call('execute', ExecuteResponseSchema, request, o),
   };
+}
+
+/** The local stack's addresses: the only ones that need no deployment minimum. */
+export function isLocalUrl(url: URL): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(url.hostname);
+}
+
+/**
+ * The per-attempt timeout: the one asked for, which must exceed the deployment's minimum, or by
+ * default the minimum plus a margin. A deployed API without its minimum is refused: nothing here
+ * can know how long that stack lets a script run. Pure.
+ */
+export function httpTimeoutMs(base: URL, minimumMs: number | undefined, askedMs: number | undefined): number {
+  if (minimumMs === undefined && !isLocalUrl(base)) {
+    throw new TypeError(`${base.origin} is not the local stack: pass minimumHttpTimeoutMs (the stack output OrchestratorMinimumHttpTimeoutMs)`);
+  }
+  if (minimumMs !== undefined && askedMs !== undefined && askedMs <= minimumMs) {
+    throw new TypeError(`timeoutMs ${askedMs} must exceed the deployment's OrchestratorMinimumHttpTimeoutMs (${minimumMs}): a shorter wait abandons scripts that are still running`);
+  }
+  if (askedMs !== undefined) return askedMs;
+  return minimumMs === undefined ? CLIENT_DEFAULTS.localTimeoutMs : minimumMs + CLIENT_DEFAULTS.timeoutMarginMs;
 }
 
 function parseAnswer<S extends z.ZodType>(schema: S, text: string, route: RouteName): z.infer<S> {

@@ -16,14 +16,14 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { TREE_SITTER_WASM_FILES } from '../../../layers/parser/wasm-files.ts';
 import { ESM_REQUIRE_BANNER } from '../esm-bundle.ts';
+import { readPackageFacts } from '../package-facts.ts';
 import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.ts';
 
-/** Repository-relative files copied beside the bundle (the loaders' default locations). */
-export const API_BUNDLE_FILES = [
-  'layers/rules/sandbox-rules.json',
-  'layers/packages/manifest.json',
-  ...TREE_SITTER_WASM_FILES,
-] as const;
+/**
+ * Repository-relative files copied beside the bundle (the loaders' default locations). The package
+ * manifest is not among them: it comes from the image (packageFactsDirectory).
+ */
+export const API_BUNDLE_FILES = ['layers/rules/sandbox-rules.json', ...TREE_SITTER_WASM_FILES] as const;
 
 /** The Lambda runtime and the esbuild target that matches it. */
 export const API_RUNTIME = lambda.Runtime.NODEJS_24_X;
@@ -33,6 +33,8 @@ export interface ApiFunctionProps {
   readonly repositoryRoot: string;
   /** The handler module (functions/api/handler.ts), exporting `handler`. */
   readonly entry: string;
+  /** The image's package facts (infra/lib/package-facts.ts), copied whole beside the bundle. */
+  readonly packageFactsDirectory: string;
   readonly memoryMiB: number;
   readonly architecture: 'x86_64' | 'arm64';
   readonly timeoutSeconds: number;
@@ -48,6 +50,8 @@ export class ApiFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
+    // Read now, so a missing or malformed directory stops synthesis before anything is bundled.
+    const facts = readPackageFacts(props.packageFactsDirectory);
     ({ logGroup: this.logGroup, role: this.role } = functionIdentity(this, {
       roleDescription: 'jube-r validate function: its log group, invoking the execute function, reading the data bucket',
       logRetention: props.logRetention,
@@ -82,8 +86,11 @@ export class ApiFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) =>
-            API_BUNDLE_FILES.map((file) => `cp "${inputDir}/${file}" "${outputDir}/"`),
+          afterBundling: (inputDir: string, outputDir: string) => [
+            ...API_BUNDLE_FILES.map((file) => `cp "${inputDir}/${file}" "${outputDir}/"`),
+            // Every file the image's package-facts step wrote, as laid out beside its manifest.
+            `cp -R "${facts.directory}/." "${outputDir}/"`,
+          ],
         },
       },
     });

@@ -7,12 +7,13 @@
  */
 import { Duration, type RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { DeploymentConfig } from '../config.ts';
+import { ECR_IMAGE_URI, type DeploymentConfig } from '../config.ts';
 import { functionIdentity } from './function-identity.ts';
 import { subnetArns } from './network.ts';
 
@@ -21,6 +22,8 @@ export interface ExecuteFunctionProps {
   readonly imageDirectory: string;
   /** BASE_IMAGE for the Dockerfile, pinned by digest; unset: the Dockerfile's default. */
   readonly baseImage: string | undefined;
+  /** A prebuilt image in ECR pinned by digest (config executeImageUri); unset: `cdk deploy` builds imageDirectory. */
+  readonly prebuiltImageUri: string | undefined;
   readonly execute: DeploymentConfig['execute'];
   readonly timeoutSeconds: number;
   readonly environment: Readonly<Record<string, string>>;
@@ -59,12 +62,7 @@ export class ExecuteFunction extends Construct {
     const architecture = props.execute.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64;
     this.function = new lambda.DockerImageFunction(this, 'Function', {
       description: 'jube-r execute: runs one validated R script in a fresh Rscript per invocation',
-      code: lambda.DockerImageCode.fromImageAsset(props.imageDirectory, {
-        file: 'Dockerfile',
-        // Built for the function's architecture whatever machine deploys (buildx/podman --platform).
-        platform: architecture.dockerPlatform === 'linux/arm64' ? ecrAssets.Platform.LINUX_ARM64 : ecrAssets.Platform.LINUX_AMD64,
-        ...(props.baseImage ? { buildArgs: { BASE_IMAGE: props.baseImage } } : {}),
-      }),
+      code: imageCode(this, props, architecture),
       architecture,
       memorySize: props.execute.memoryMiB,
       ephemeralStorageSize: Size.mebibytes(props.execute.ephemeralStorageMiB),
@@ -86,6 +84,27 @@ export class ExecuteFunction extends Construct {
     // The role's ENI permissions must exist before Lambda validates the VPC configuration.
     this.function.node.addDependency(this.role);
   }
+}
+
+/**
+ * The image the function runs: the prebuilt one the config pins (exactly the image whose package
+ * facts the validate bundle serves), or the r-image asset `cdk deploy` builds.
+ */
+function imageCode(scope: Construct, props: ExecuteFunctionProps, architecture: lambda.Architecture): lambda.DockerImageCode {
+  if (props.prebuiltImageUri) {
+    const [, account, region, repositoryName, digest] = ECR_IMAGE_URI.exec(props.prebuiltImageUri)!;
+    const repository = ecr.Repository.fromRepositoryAttributes(scope, 'PrebuiltImageRepository', {
+      repositoryName: repositoryName!,
+      repositoryArn: `arn:${Stack.of(scope).partition}:ecr:${region}:${account}:repository/${repositoryName}`,
+    });
+    return lambda.DockerImageCode.fromEcr(repository, { tagOrDigest: digest! });
+  }
+  return lambda.DockerImageCode.fromImageAsset(props.imageDirectory, {
+    file: 'Dockerfile',
+    // Built for the function's architecture whatever machine deploys (buildx/podman --platform).
+    platform: architecture.dockerPlatform === 'linux/arm64' ? ecrAssets.Platform.LINUX_ARM64 : ecrAssets.Platform.LINUX_AMD64,
+    ...(props.baseImage ? { buildArgs: { BASE_IMAGE: props.baseImage } } : {}),
+  });
 }
 
 /**

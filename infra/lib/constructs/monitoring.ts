@@ -10,6 +10,9 @@
  * - API 5XX: a caller saw a server error (EXECUTE_FAILED, EXECUTE_DEADLINE, INTERNAL, THROTTLED...).
  * - API 4XX rate: callers keep sending requests the contract refuses (a broken orchestrator).
  * - API latency p99 near the integration timeout: callers are close to API Gateway's own 504.
+ * - dataframe staging failures: the execute function could not download a presigned table (the
+ *   DNS firewall or the S3 route does not let the presigner's host through, the URL expired) or
+ *   refused its source; any is worth knowing, since a mismatch fails every dataframe call.
  *
  * Alarm actions go to the SNS topic the config names (context `alarmTopicArn`); without one the
  * alarms only change state and show on the dashboard.
@@ -19,8 +22,10 @@ import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { DATAFRAME_STAGING_FAILED } from '../../../layers/contract/log-events.ts';
 
 /** "Near the limit" for durations and latencies. */
 export const NEAR_LIMIT_FRACTION = 0.9;
@@ -42,7 +47,12 @@ export interface AlarmThresholds {
   readonly api5xx: number;
   readonly api4xxRate: number;
   readonly apiLatencyP99Ms: number;
+  readonly dataframeStagingFailures: number;
 }
+
+/** Where the metric filter publishes: one namespace per stack, since a metric filter's metric has no stack dimension. */
+export const metricNamespace = (stackName: string): string => `JubeR/${stackName}`;
+export const DATAFRAME_STAGING_FAILURES_METRIC = 'DataframeStagingFailures';
 
 /** Every alarm's threshold, from the limits it guards. Pure. */
 export function alarmThresholds(limits: AlarmLimits): AlarmThresholds {
@@ -55,12 +65,15 @@ export function alarmThresholds(limits: AlarmLimits): AlarmThresholds {
     api5xx: 1,
     api4xxRate: CLIENT_ERROR_RATE,
     apiLatencyP99Ms: Math.floor(limits.apiIntegrationTimeoutMs * NEAR_LIMIT_FRACTION),
+    dataframeStagingFailures: 1,
   };
 }
 
 export interface MonitoringProps extends AlarmLimits {
   readonly dashboardName: string;
   readonly execute: lambda.IFunction;
+  readonly executeLogGroup: logs.ILogGroup;
+  readonly stackName: string;
   readonly validate: lambda.IFunction;
   readonly stage: apigateway.Stage;
   readonly alarmTopicArn: string | undefined;
@@ -87,6 +100,14 @@ export class Monitoring extends Construct {
         alarmDescription: description,
       });
 
+    const stagingFailures = new logs.MetricFilter(this, 'DataframeStagingFailuresFilter', {
+      logGroup: props.executeLogGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.message', '=', DATAFRAME_STAGING_FAILED),
+      metricNamespace: metricNamespace(props.stackName),
+      metricName: DATAFRAME_STAGING_FAILURES_METRIC,
+      metricValue: '1',
+    }).metric({ period: PERIOD, statistic: 'Sum' });
+
     this.alarms = {
       executeThrottles: alarm('ExecuteThrottles', props.execute.metricThrottles({ period: PERIOD, statistic: 'Sum' }), t.executeThrottles,
         'Execute invocations throttled: callers got 503 THROTTLED (reserved concurrency or the PER_TENANT environment cap).'),
@@ -104,6 +125,8 @@ export class Monitoring extends Construct {
         `More than ${CLIENT_ERROR_RATE * 100}% of requests refused with 4XX for 15 minutes: the caller is sending what the contract refuses.`, 3),
       apiLatencyP99Ms: alarm('ApiLatencyP99', props.stage.metricLatency({ period: PERIOD, statistic: 'p99' }), t.apiLatencyP99Ms,
         `API latency p99 is within ${100 - NEAR_LIMIT_FRACTION * 100}% of the integration timeout (${props.apiIntegrationTimeoutMs} ms).`),
+      dataframeStagingFailures: alarm('DataframeStagingFailures', stagingFailures, t.dataframeStagingFailures,
+        'The execute function could not download (or refused) a dataframe: check that the presigned host resolves and routes (DNS firewall, S3 endpoint).'),
     };
 
     if (props.alarmTopicArn) {

@@ -6,6 +6,10 @@
  * has exactly one egress rule: HTTPS to the region's S3 prefix list, which is how presigned
  * dataframe URLs are downloaded; a DNS firewall answers only the data bucket's name. A created
  * VPC's default security group is left with no rules at all.
+ *
+ * In an existing (shared) VPC the stack changes nothing that is the VPC's: its execute-api endpoint
+ * (if any) has no private DNS, it adds no S3 gateway endpoint (no route in the VPC's route tables)
+ * and it associates no DNS firewall; the VPC's owner provides S3 reach and associates the rule group.
  */
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -29,8 +33,10 @@ export interface NetworkProps {
 export class Network extends Construct {
   readonly vpc: ec2.IVpc;
   readonly isolatedSubnets: ec2.SubnetSelection;
-  readonly apiEndpoint: ec2.InterfaceVpcEndpoint;
-  readonly s3Endpoint: ec2.GatewayVpcEndpoint;
+  /** The stack's own execute-api endpoint; none in an existing VPC configured 'callers-only'. */
+  readonly apiEndpoint: ec2.InterfaceVpcEndpoint | undefined;
+  /** Only in a created VPC: a gateway endpoint adds routes to every route table it is given. */
+  readonly s3Endpoint: ec2.GatewayVpcEndpoint | undefined;
   /** The execute function's security group: no ingress, egress only to S3 on 443. */
   readonly executeSecurityGroup: ec2.SecurityGroup;
   /** Set by restrictDnsTo. */
@@ -43,23 +49,11 @@ export class Network extends Construct {
     this.vpc = props.vpc.kind === 'create' ? this.createVpc(props.vpc, props) : importVpc(this, props.vpc);
     this.isolatedSubnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
 
-    this.apiEndpoint = this.vpc.addInterfaceEndpoint('ExecuteApiEndpoint', {
-      service: ec2.InterfaceVpcEndpointAwsService.APIGATEWAY,
-      subnets: this.isolatedSubnets,
-      privateDnsEnabled: true,
-      open: false,
-    });
-    // HTTPS from inside the VPC and from peered callers' CIDRs only; the CIDRs come from the config,
-    // not the VPC's token, so they are literals in the template.
-    this.apiEndpoint.connections.allowFrom(ec2.Peer.ipv4(props.vpc.cidr), ec2.Port.tcp(443), 'HTTPS from inside the VPC');
-    for (const cidr of props.peeredCallerCidrs) {
-      this.apiEndpoint.connections.allowFrom(ec2.Peer.ipv4(cidr), ec2.Port.tcp(443), 'HTTPS from a peered caller network');
-    }
-
-    this.s3Endpoint = this.vpc.addGatewayEndpoint('S3Endpoint', {
-      service: ec2.GatewayVpcEndpointAwsService.S3,
-      subnets: [this.isolatedSubnets],
-    });
+    const created = props.vpc.kind === 'create';
+    this.apiEndpoint = created || props.vpc.executeApiEndpoint === 'own' ? this.addApiEndpoint(props, created) : undefined;
+    this.s3Endpoint = created
+      ? this.vpc.addGatewayEndpoint('S3Endpoint', { service: ec2.GatewayVpcEndpointAwsService.S3, subnets: [this.isolatedSubnets] })
+      : undefined;
 
     this.executeSecurityGroup = new ec2.SecurityGroup(this, 'ExecuteSecurityGroup', {
       vpc: this.vpc,
@@ -83,6 +77,26 @@ export class Network extends Construct {
   }
 
   /**
+   * Private DNS only in the stack's own VPC: in a shared one the name `<api>.execute-api...` would
+   * capture every workload's execute-api calls, and a VPC holds one such endpoint at most.
+   */
+  private addApiEndpoint(props: NetworkProps, privateDnsEnabled: boolean): ec2.InterfaceVpcEndpoint {
+    const endpoint = this.vpc.addInterfaceEndpoint('ExecuteApiEndpoint', {
+      service: ec2.InterfaceVpcEndpointAwsService.APIGATEWAY,
+      subnets: this.isolatedSubnets,
+      privateDnsEnabled,
+      open: false,
+    });
+    // HTTPS from inside the VPC and from peered callers' CIDRs only; the CIDRs come from the config,
+    // not the VPC's token, so they are literals in the template.
+    endpoint.connections.allowFrom(ec2.Peer.ipv4(props.vpc.cidr), ec2.Port.tcp(443), 'HTTPS from inside the VPC');
+    for (const cidr of props.peeredCallerCidrs) {
+      endpoint.connections.allowFrom(ec2.Peer.ipv4(cidr), ec2.Port.tcp(443), 'HTTPS from a peered caller network');
+    }
+    return endpoint;
+  }
+
+  /**
    * Lets the VPC's resolver answer only `domains` (DNS Firewall). Associated with a created VPC, and
    * with an existing one only when its config says it is dedicated to jube-r.
    */
@@ -95,9 +109,12 @@ export class Network extends Construct {
     return this.dnsFirewall;
   }
 
-  /** Narrows the S3 gateway endpoint to reading objects of the data bucket (no exfiltration path). */
+  /**
+   * Narrows the S3 gateway endpoint to reading objects of the data bucket (no exfiltration path). In
+   * an existing VPC the owner's endpoint must allow this statement (docs/deploying.md).
+   */
   restrictS3EndpointTo(bucket: s3.IBucket): void {
-    this.s3Endpoint.addToPolicy(
+    this.s3Endpoint?.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadDataBucketObjectsOnly',
         principals: [new iam.AnyPrincipal()],
@@ -136,7 +153,6 @@ function importVpc(scope: Construct, config: Extract<DeploymentConfig['vpc'], { 
     vpcCidrBlock: config.cidr,
     availabilityZones: [...config.availabilityZones],
     isolatedSubnetIds: [...config.isolatedSubnetIds],
-    isolatedSubnetRouteTableIds: [...config.isolatedSubnetRouteTableIds],
   });
 }
 

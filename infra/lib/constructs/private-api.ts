@@ -23,8 +23,11 @@ export const ROUTES = [
 ] as const;
 
 export interface PrivateApiProps {
+  /** The API's name: per environment, since API Gateway's metrics (and so the alarms) key on ApiName. */
+  readonly apiName: string;
   readonly stageName: string;
-  readonly endpoint: ec2.IInterfaceVpcEndpoint;
+  /** The stack's own execute-api endpoint; undefined where only callers' endpoints admit (a shared VPC). */
+  readonly endpoint: ec2.IInterfaceVpcEndpoint | undefined;
   /** Callers' own execute-api endpoints (other VPCs or accounts), admitted next to `endpoint`. */
   readonly additionalVpcEndpointIds: readonly string[];
   /** Set API Gateway's account-wide CloudWatch role (AWS::ApiGateway::Account) from this stack. */
@@ -52,10 +55,13 @@ export class PrivateApi extends Construct {
     const callerEndpoints = props.additionalVpcEndpointIds.map((vpcEndpointId, i) =>
       ec2.InterfaceVpcEndpoint.fromInterfaceVpcEndpointAttributes(this, `CallerEndpoint${i}`, { vpcEndpointId, port: 443 }),
     );
+    const endpoints = [...(props.endpoint ? [props.endpoint] : []), ...callerEndpoints];
+    if (endpoints.length === 0) throw new Error('a private API needs at least one execute-api endpoint to be reached through');
     this.api = new apigateway.RestApi(this, 'Api', {
+      restApiName: props.apiName,
       description: 'jube-r: sandboxed R analytics (private; SigV4 from the orchestrator only)',
-      endpointConfiguration: { types: [apigateway.EndpointType.PRIVATE], vpcEndpoints: [props.endpoint, ...callerEndpoints] },
-      policy: resourcePolicy(props.orchestratorRoleArn, [props.endpoint.vpcEndpointId, ...props.additionalVpcEndpointIds]),
+      endpointConfiguration: { types: [apigateway.EndpointType.PRIVATE], vpcEndpoints: endpoints },
+      policy: resourcePolicy(props.orchestratorRoleArn, endpoints.map((e) => e.vpcEndpointId)),
       defaultMethodOptions: { authorizationType: apigateway.AuthorizationType.IAM },
       // Access logging needs the account-level CloudWatch role. It is one setting per account and
       // region (the last stack to deploy it wins), so the stack manages it only when told to.

@@ -5,16 +5,44 @@ import {
   DeploymentConfigSchema,
   ENVIRONMENT_NAMES,
   ENVIRONMENTS,
+  PLACEHOLDER_ACCOUNT,
   resolveDeploymentConfig,
   type DeploymentConfigInput,
 } from '../../../infra/lib/config.ts';
 import { TimeoutChainError } from '../../../infra/lib/timeout-chain.ts';
+import { DEPLOY_OVERRIDES, SHARED_VPC } from './synth-fixture.ts';
 
 const withChanges = (changes: (c: DeploymentConfigInput) => DeploymentConfigInput) => changes(structuredClone(ENVIRONMENTS.dev));
 
 describe('resolveDeploymentConfig', () => {
-  it.each(ENVIRONMENT_NAMES)('accepts the %s environment as written', (env) => {
-    expect(resolveDeploymentConfig(env).envName).toBe(env);
+  it('accepts dev as written, placeholders included', () => {
+    expect(resolveDeploymentConfig('dev').orchestratorRoleArn).toContain(`::${PLACEHOLDER_ACCOUNT}:`);
+  });
+
+  it.each(['staging', 'prod'] as const)('refuses %s with the placeholder account, naming the override', (env) => {
+    expect(() => resolveDeploymentConfig(env)).toThrowError(/orchestratorRoleArn: .* placeholder account 111111111111; pass -c orchestratorRoleArn=/);
+  });
+
+  it('refuses prod with the placeholder quota statement, and the placeholder account given as account', () => {
+    const role = { orchestratorRoleArn: 'arn:aws:iam::123456789012:role/orchestrator' };
+    expect(() => resolveDeploymentConfig('prod', role)).toThrowError(/integrationQuota.raisedBy: still the placeholder; pass -c integrationQuotaRaisedBy=/);
+    expect(() => resolveDeploymentConfig('staging', { ...role, account: PLACEHOLDER_ACCOUNT })).toThrowError(/account: 111111111111 is the placeholder account/);
+    expect(() => resolveDeploymentConfig('staging', { ...role, dataWriterRoleArn: `arn:aws:iam::${PLACEHOLDER_ACCOUNT}:role/uploader` })).toThrowError(
+      /data.writerRoleArn: in the placeholder account/,
+    );
+  });
+
+  it.each(['staging', 'prod'] as const)('accepts %s with the real values an operator passes', (env) => {
+    const config = resolveDeploymentConfig(env, DEPLOY_OVERRIDES[env]);
+    expect(config.envName).toBe(env);
+    if (env === 'prod') expect(config.timeouts.integrationQuota.raisedBy).toBe(DEPLOY_OVERRIDES.prod.integrationQuotaRaisedBy);
+  });
+
+  it('reads the data writer and a prebuilt image from context', () => {
+    const image = `123456789012.dkr.ecr.eu-west-1.amazonaws.com/jube-r/execute@sha256:${'b'.repeat(64)}`;
+    const config = resolveDeploymentConfig('dev', { dataWriterRoleArn: 'arn:aws:iam::123456789012:role/uploader', executeImageUri: image });
+    expect(config.data.writerRoleArn).toBe('arn:aws:iam::123456789012:role/uploader');
+    expect(config.executeImageUri).toBe(image);
   });
 
   it.each([undefined, '', 'production', 42])('refuses an unknown environment %j, naming the choices', (env) => {
@@ -59,6 +87,7 @@ describe('resolveDeploymentConfig', () => {
     ['an opt-in that is not a boolean', { manageApiGatewayAccount: 'maybe' }, /manageApiGatewayAccount/],
     ['a user instead of a role', { orchestratorRoleArn: 'arn:aws:iam::123456789012:user/bob' }, /orchestratorRoleArn/],
     ['a malformed prefix list', { s3PrefixListId: 'com.amazonaws.eu-west-1.s3' }, /s3PrefixListId/],
+    ['a prebuilt image pinned by tag only', { executeImageUri: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/jube-r:latest' }, /executeImageUri: must be an ECR image pinned by digest/],
   ])('refuses %s, naming the key', (_name, overrides, message) => {
     expect(() => resolveDeploymentConfig('dev', overrides)).toThrowError(DeploymentConfigError);
     expect(() => resolveDeploymentConfig('dev', overrides)).toThrowError(message);
@@ -73,7 +102,7 @@ describe('DeploymentConfigSchema', () => {
   });
 
   it.each(ENVIRONMENT_NAMES)('%s uses PER_TENANT tenancy', (env) => {
-    expect(resolveDeploymentConfig(env).execute.tenancy).toBe('per-tenant');
+    expect(resolveDeploymentConfig(env, DEPLOY_OVERRIDES[env]).execute.tenancy).toBe('per-tenant');
   });
 
   it.each<[string, DeploymentConfigInput, RegExp]>([
@@ -87,11 +116,23 @@ describe('DeploymentConfigSchema', () => {
     ['an isolation mode that does not exist', withChanges((c) => ({ ...c, execute: { ...c.execute, isolation: 'call' } }) as unknown as DeploymentConfigInput), /"path":\["execute","isolation"\]/],
     [
       'an existing VPC with a subnet missing for one AZ',
-      withChanges((c) => ({
-        ...c,
-        vpc: { kind: 'existing', vpcId: 'vpc-0123456789abcdef0', cidr: '10.0.0.0/16', availabilityZones: ['eu-west-1a', 'eu-west-1b'], isolatedSubnetIds: ['subnet-0123456789abcdef0'], isolatedSubnetRouteTableIds: ['rtb-0123456789abcdef0'], dnsFirewall: 'associate' },
-      })),
-      /one isolated subnet id and one route table id per availability zone/,
+      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, availabilityZones: ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'] } })),
+      /one isolated subnet id per availability zone/,
+    ],
+    [
+      'associating the DNS firewall with an existing (shared) VPC',
+      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, dnsFirewall: 'associate' } })),
+      /"path":\["vpc","dnsFirewall"\].*answer NXDOMAIN to every other workload/,
+    ],
+    [
+      'an existing VPC reached only through callers\' endpoints when none is named',
+      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, executeApiEndpoint: 'callers-only' } })),
+      /"path":\["vpc","executeApiEndpoint"\].*nobody can reach the API/,
+    ],
+    [
+      'route tables for an existing VPC (the stack adds no route to a shared VPC)',
+      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, isolatedSubnetRouteTableIds: ['rtb-0a1b2c3d4e5f60711', 'rtb-0a1b2c3d4e5f60722'] } }) as DeploymentConfigInput),
+      /isolatedSubnetRouteTableIds/,
     ],
   ])('refuses %s', (_name, input, message) => {
     const parsed = DeploymentConfigSchema.safeParse(input);

@@ -9,9 +9,9 @@ import { Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../infra/lib/app.ts';
+import { buildApp, DEFAULT_PATHS } from '../../../infra/lib/app.ts';
 import { resolveDeploymentConfig } from '../../../infra/lib/config.ts';
-import { synthesize, type Synthesized } from './synth-fixture.ts';
+import { fixturePackageFacts, synthesize, type Synthesized } from './synth-fixture.ts';
 
 /** Every acknowledgment recorded under `root`: rule id -> reason, with the construct it sits on. */
 function acknowledgmentsUnder(root: IConstruct): { path: string; id: string; reason: string }[] {
@@ -60,7 +60,8 @@ describe('cdk-nag AwsSolutions checks', () => {
     // Prepare: the real app plus one bucket that breaks AwsSolutions-S1/S10.
     const outdir = mkdtempSync(join(tmpdir(), 'jube-r-cdk-nag-'));
     try {
-      const { app, stack } = buildApp({ config: resolveDeploymentConfig('dev'), outdir, builtinCloudFormationValidation: false });
+      const paths = { ...DEFAULT_PATHS, packageFactsDirectory: fixturePackageFacts() };
+      const { app, stack } = buildApp({ config: resolveDeploymentConfig('dev'), outdir, paths, builtinCloudFormationValidation: false });
       new s3.Bucket(stack, 'UnloggedBucket');
 
       // Act

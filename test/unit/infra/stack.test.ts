@@ -2,23 +2,34 @@
  * The jube-r stack, synthesized once per environment exactly as `cdk synth -c env=...` builds it
  * (AwsSolutions checks included: synthesis itself fails on an unacknowledged finding).
  */
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { ENVIRONMENT_NAMES, ENVIRONMENTS, resolveDeploymentConfig, DeploymentConfigSchema, type EnvironmentName } from '../../../infra/lib/config.ts';
+import { ENVIRONMENT_NAMES, resolveDeploymentConfig, DeploymentConfigSchema, type EnvironmentName } from '../../../infra/lib/config.ts';
 import { dnsFirewallAssociated } from '../../../infra/lib/environment-variables.ts';
 import { rAddressSpaceLimitBytes } from '../../../infra/lib/execute-memory.ts';
 import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
 import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
 import { ALLOW_RULE_PRIORITY, BLOCK_RULE_PRIORITY } from '../../../infra/lib/constructs/dns-firewall.ts';
 import { API_BUNDLE_FILES } from '../../../infra/lib/constructs/api-function.ts';
+import { WRITER_SSE } from '../../../infra/lib/constructs/data-bucket.ts';
+import { DATAFRAME_STAGING_FAILURES_METRIC, metricNamespace } from '../../../infra/lib/constructs/monitoring.ts';
+import { readPackageFacts } from '../../../infra/lib/package-facts.ts';
+import { DATAFRAME_STAGING_FAILED } from '../../../layers/contract/log-events.ts';
 import { ROUTES } from '../../../infra/lib/constructs/private-api.ts';
 import {
   actionsOf,
   allRoleStatements,
+  deployableConfig,
+  DEPLOY_OVERRIDES,
+  FIXTURE_IMAGE_R_VERSION,
+  fixturePackageFacts,
+  SHARED_VPC,
   logicalIdOf,
   resourcesOf,
   statementsOfRole,
@@ -38,8 +49,8 @@ afterAll(() => {
 
 const ids = (stack: JubeRStack) => ({
   api: logicalIdOf(stack.api.api),
-  apiEndpoint: logicalIdOf(stack.network.apiEndpoint),
-  s3Endpoint: logicalIdOf(stack.network.s3Endpoint),
+  apiEndpoint: logicalIdOf(stack.network.apiEndpoint!),
+  s3Endpoint: logicalIdOf(stack.network.s3Endpoint!),
   executeFunction: logicalIdOf(stack.execute.function),
   executeRole: logicalIdOf(stack.execute.role),
   executeLogGroup: logicalIdOf(stack.execute.logGroup),
@@ -51,6 +62,12 @@ const ids = (stack: JubeRStack) => ({
   bucketAccessLogs: logicalIdOf(stack.data.accessLogBucket),
   accessLogs: logicalIdOf(stack.api.accessLogGroup),
 });
+
+/** The data bucket's policy: [logical id, its statements]. */
+function dataBucketPolicy(json: Synthesized['json'], bucketId: string): [string, Record<string, unknown>[]] {
+  const [policyId, policy] = resourcesOf(json, 'AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties!['Bucket']) === JSON.stringify({ Ref: bucketId }))!;
+  return [policyId, (policy.Properties!['PolicyDocument'] as { Statement: Record<string, unknown>[] }).Statement];
+}
 
 /** Substitutes deploy-time references with stand-ins so the handler's own config reader can parse them. */
 function deployedEnvironment(variables: Record<string, unknown>): NodeJS.ProcessEnv {
@@ -100,12 +117,17 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       ]);
     });
 
-    it('the orchestrator role appears nowhere but the API resource policy', () => {
+    it('the orchestrator role appears nowhere but the API resource policy and (as the data writer) the bucket policy', () => {
       const { json, id, config } = get();
       const mentioning = Object.entries(json.Resources)
         .filter(([, r]) => JSON.stringify(r).includes(config.orchestratorRoleArn))
         .map(([logicalId]) => logicalId);
-      expect(mentioning).toEqual([id.api]);
+      expect(mentioning.sort()).toEqual([id.api, dataBucketPolicy(json, id.bucket)[0]].sort());
+    });
+
+    it('is named for its environment, so API Gateway\'s ApiName dimension (and the alarms) cannot match another stack\'s API', () => {
+      const { json, id, config } = get();
+      expect(json.Resources[id.api]!.Properties!['Name']).toBe(`jube-r-${config.envName}`);
     });
 
     it('serves exactly the four routes, each with IAM authorization and the request validator', () => {
@@ -452,8 +474,16 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const { json, id, outdir } = get();
       const metadata = json.Resources[id.validateFunction]!.Metadata!;
       expect(metadata).toMatchObject({ 'aws:asset:path': expect.stringMatching(/^asset\./), 'aws:asset:property': 'Code', 'aws:asset:is-bundled': true });
-      const files = readdirSync(join(outdir, String(metadata['aws:asset:path'])));
-      expect(files).toEqual(expect.arrayContaining(['index.mjs', ...API_BUNDLE_FILES.map((f) => f.split('/').at(-1)!)]));
+      const files = readdirSync(join(outdir, String(metadata['aws:asset:path'])), { recursive: true, encoding: 'utf8' });
+      expect(files).toEqual(expect.arrayContaining(['index.mjs', ...API_BUNDLE_FILES.map((f) => f.split('/').at(-1)!), 'manifest.json', join('help', 'stats.json')]));
+    });
+
+    it('carries the image\'s package facts, every file of them, byte for byte, and not the host\'s manifest', () => {
+      const { json, id, outdir } = get();
+      const bundle = join(outdir, String(json.Resources[id.validateFunction]!.Metadata!['aws:asset:path']));
+      const facts = readPackageFacts(fixturePackageFacts());
+      for (const file of facts.files) expect(readFileSync(join(bundle, file), 'utf8'), file).toBe(readFileSync(join(facts.directory, file), 'utf8'));
+      expect(JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8')).rVersion).toBe(FIXTURE_IMAGE_R_VERSION);
     });
 
     it('has a role limited to its log group, invoking the execute function and reading data objects', () => {
@@ -553,10 +583,28 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       });
     });
 
+    it('counts dataframe staging failures from the execute log and alarms on the first', () => {
+      const { json, id, config } = get();
+      const filters = resourcesOf(json, 'AWS::Logs::MetricFilter');
+      expect(filters).toHaveLength(1);
+      expect(filters[0]![1].Properties).toEqual({
+        LogGroupName: { Ref: id.executeLogGroup },
+        FilterPattern: `{ $.message = "${DATAFRAME_STAGING_FAILED}" }`,
+        MetricTransformations: [{ MetricNamespace: metricNamespace(config.stackName), MetricName: DATAFRAME_STAGING_FAILURES_METRIC, MetricValue: '1' }],
+      });
+      get().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: metricNamespace(config.stackName),
+        MetricName: DATAFRAME_STAGING_FAILURES_METRIC,
+        Statistic: 'Sum',
+        Threshold: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
     it('has no alarm actions without an SNS topic, and one dashboard showing every alarm', () => {
       const { json } = get();
       const alarms = resourcesOf(json, 'AWS::CloudWatch::Alarm');
-      expect(alarms).toHaveLength(8);
+      expect(alarms).toHaveLength(9);
       for (const [, alarm] of alarms) {
         expect(alarm.Properties!['AlarmActions']).toBeUndefined();
         expect(alarm.Properties!['OKActions']).toBeUndefined();
@@ -584,6 +632,7 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
           'ExecuteSecurityGroupId',
           'DnsFirewallRuleGroupId',
           'DataBucketName',
+          'DataWriterRoleArn',
           'DashboardName',
           'OrchestratorMinimumHttpTimeoutMs',
         ].sort(),
@@ -630,9 +679,32 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
           statement: { Sid: 'ReadTenantDataObjects', Effect: 'Allow', Action: 's3:GetObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.bucket, 'Arn'] }, '/*']] } },
         },
       ]);
-      // The bucket policy grants nobody anything; it only denies non-TLS access.
-      const policy = resourcesOf(json, 'AWS::S3::BucketPolicy').find(([, p]) => JSON.stringify(p.Properties!['Bucket']) === JSON.stringify({ Ref: id.bucket }))!;
-      for (const statement of (policy[1].Properties!['PolicyDocument'] as { Statement: { Effect: string }[] }).Statement) expect(statement.Effect).toBe('Deny');
+    });
+
+    it('lets the writer (the orchestrator\'s role) only put objects under a tenant prefix, over TLS and with SSE-S3; every other allow is nobody\'s', () => {
+      const { json, id, config } = get();
+      const [, statements] = dataBucketPolicy(json, id.bucket);
+      const objects = (pattern: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.bucket, 'Arn'] }, pattern]] });
+      const writer = { AWS: config.orchestratorRoleArn };
+      expect(statements.filter((st) => st['Effect'] === 'Allow')).toEqual([
+        {
+          Sid: 'WriterPutsTenantTables',
+          Effect: 'Allow',
+          Principal: writer,
+          Action: 's3:PutObject',
+          Resource: objects('/*/*'),
+          Condition: { Bool: { 'aws:SecureTransport': 'true' }, StringEquals: { 's3:x-amz-server-side-encryption': WRITER_SSE } },
+        },
+      ]);
+      const denies = Object.fromEntries(statements.filter((st) => st['Sid']).filter((st) => st['Effect'] === 'Deny').map((st) => [st['Sid'], st]));
+      expect(denies['WriterDoesNothingElse']).toMatchObject({ Principal: writer, NotAction: 's3:PutObject', Resource: [{ 'Fn::GetAtt': [id.bucket, 'Arn'] }, objects('/*')] });
+      expect(denies['WriterPutsEncryptedOnly']).toMatchObject({ Principal: writer, Action: 's3:PutObject', Condition: { StringNotEquals: { 's3:x-amz-server-side-encryption': WRITER_SSE } } });
+      expect(denies['WriterPutsUnderTenantsOnly']).toMatchObject({ Principal: writer, Action: 's3:PutObject', NotResource: objects('/*/*') });
+      // Everyone else: TLS only (enforceSSL), and no allow at all.
+      const others = statements.filter((st) => !st['Sid']);
+      expect(others.map((st) => st['Effect'])).toEqual(['Deny', 'Deny']);
+      expect(JSON.stringify(others)).toContain('"aws:SecureTransport":"false"');
+      expect(JSON.stringify(others)).toContain('"s3:TlsVersion":1.2');
     });
   });
 
@@ -702,12 +774,11 @@ describe('per-environment differences', () => {
     expect(synthesized.prod.config.timeouts.integrationQuota.raisedBy).toBeDefined();
   });
 
-  it('dev and staging create their own VPC (with flow logs); prod joins an existing one', () => {
-    expect(resourcesOf(synthesized.dev.json, 'AWS::EC2::VPC')).toHaveLength(1);
-    expect(resourcesOf(synthesized.dev.json, 'AWS::EC2::FlowLog')).toHaveLength(1);
-    expect(resourcesOf(synthesized.staging.json, 'AWS::EC2::VPC')).toHaveLength(1);
-    expect(resourcesOf(synthesized.prod.json, 'AWS::EC2::VPC')).toEqual([]);
-    synthesized.prod.template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcId: 'vpc-0a1b2c3d4e5f60718', VpcEndpointType: 'Gateway' });
+  it('every environment creates a VPC of its own (with flow logs)', () => {
+    for (const env of ENVIRONMENT_NAMES) {
+      expect(resourcesOf(synthesized[env].json, 'AWS::EC2::VPC'), env).toHaveLength(1);
+      expect(resourcesOf(synthesized[env].json, 'AWS::EC2::FlowLog'), env).toHaveLength(1);
+    }
   });
 
   it('dev destroys its data with the stack; staging and prod retain it', () => {
@@ -740,11 +811,9 @@ describe('context options (prod with every override)', () => {
   let s: Synthesized;
 
   beforeAll(() => {
-    const prod = structuredClone(ENVIRONMENTS.prod);
-    if (prod.vpc.kind !== 'existing') throw new Error('prod joins an existing VPC');
+    const prod = deployableConfig('prod');
     const config = DeploymentConfigSchema.parse({
       ...prod,
-      vpc: { ...prod.vpc, dnsFirewall: 'rule-group-only' },
       api: { ...prod.api, additionalVpcEndpointIds: [callerEndpoint], peeredCallerCidrs: ['10.99.0.0/16'] },
     });
     s = synthesize({ ...config, ...resolveOverrides(topic, baseImage) });
@@ -753,13 +822,13 @@ describe('context options (prod with every override)', () => {
 
   /** The same values as `-c alarmTopicArn=... -c manageApiGatewayAccount=true -c executeBaseImage=...`. */
   function resolveOverrides(alarmTopicArn: string, executeBaseImage: string) {
-    const { manageApiGatewayAccount } = resolveDeploymentConfig('prod', { manageApiGatewayAccount: 'true' });
+    const { manageApiGatewayAccount } = resolveDeploymentConfig('prod', { ...DEPLOY_OVERRIDES.prod, manageApiGatewayAccount: 'true' });
     return { alarmTopicArn, manageApiGatewayAccount, executeBaseImage };
   }
 
   it('sends every alarm and its recovery to the SNS topic', () => {
     const alarms = resourcesOf(s.json, 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(9);
     for (const [, alarm] of alarms) {
       expect(alarm.Properties!['AlarmActions']).toEqual([topic]);
       expect(alarm.Properties!['OKActions']).toEqual([topic]);
@@ -784,17 +853,128 @@ describe('context options (prod with every override)', () => {
     });
   });
 
-  it('creates the DNS firewall rule group but leaves a shared VPC unassociated, and /health does not claim the layer', () => {
-    expect(resourcesOf(s.json, 'AWS::Route53Resolver::FirewallRuleGroup')).toHaveLength(1);
-    expect(resourcesOf(s.json, 'AWS::Route53Resolver::FirewallRuleGroupAssociation')).toEqual([]);
-    const variables = (s.json.Resources[ids(s.stack).validateFunction]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
-    expect(variables['JUBE_R_SANDBOX_LAYERS']!.split(',')).not.toContain('dns-firewall');
-  });
-
   it('builds the image on the base pinned by digest', () => {
     const assets = JSON.parse(readFileSync(join(s.outdir, `${s.stack.artifactId}.assets.json`), 'utf8')) as {
       dockerImages: Record<string, { source: { dockerBuildArgs?: Record<string, string> } }>;
     };
     expect(Object.values(assets.dockerImages)[0]?.source.dockerBuildArgs).toEqual({ BASE_IMAGE: baseImage });
   });
+});
+
+describe('prod in an existing (shared) VPC', () => {
+  const callerEndpoint = 'vpce-0123456789abcdef0';
+  const shared = (vpc: Record<string, unknown>, api: Record<string, unknown> = {}) => {
+    const prod = deployableConfig('prod');
+    return synthesize(DeploymentConfigSchema.parse({ ...prod, vpc: { ...SHARED_VPC, ...vpc }, api: { ...prod.api, ...api } }));
+  };
+  let own: Synthesized;
+  let callersOnly: Synthesized;
+
+  beforeAll(() => {
+    own = shared({});
+    callersOnly = shared({ executeApiEndpoint: 'callers-only' }, { additionalVpcEndpointIds: [callerEndpoint] });
+  }, 120_000);
+  afterAll(() => {
+    own?.cleanup();
+    callersOnly?.cleanup();
+  });
+
+  /** Everything the stack could change that belongs to the VPC and so to every other workload in it. */
+  const vpcChanges = (json: Synthesized['json']) => ({
+    vpcs: resourcesOf(json, 'AWS::EC2::VPC'),
+    privateDnsEndpoints: resourcesOf(json, 'AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties!['PrivateDnsEnabled'] === true),
+    gatewayEndpoints: resourcesOf(json, 'AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties!['VpcEndpointType'] === 'Gateway'),
+    endpointsWithRouteTables: resourcesOf(json, 'AWS::EC2::VPCEndpoint').filter(([, e]) => e.Properties!['RouteTableIds'] !== undefined),
+    routes: resourcesOf(json, 'AWS::EC2::Route'),
+    routeTables: resourcesOf(json, 'AWS::EC2::RouteTable'),
+    routeTableAssociations: resourcesOf(json, 'AWS::EC2::SubnetRouteTableAssociation'),
+    firewallAssociations: resourcesOf(json, 'AWS::Route53Resolver::FirewallRuleGroupAssociation'),
+    defaultSecurityGroupRestrictions: resourcesOf(json, 'Custom::VpcRestrictDefaultSG'),
+  });
+  const NOTHING = {
+    vpcs: [], privateDnsEndpoints: [], gatewayEndpoints: [], endpointsWithRouteTables: [], routes: [], routeTables: [],
+    routeTableAssociations: [], firewallAssociations: [], defaultSecurityGroupRestrictions: [],
+  };
+
+  it('creates no private-DNS endpoint, associates no firewall and changes no route table', () => {
+    expect(vpcChanges(own.json)).toEqual(NOTHING);
+    expect(vpcChanges(callersOnly.json)).toEqual(NOTHING);
+  });
+
+  it('is what the synthesis of a dedicated prod VPC does differ in (the check above can fail)', () => {
+    const changes = vpcChanges(synthesized.prod.json);
+    expect(changes.privateDnsEndpoints).toHaveLength(1);
+    expect(changes.gatewayEndpoints).toHaveLength(1);
+    expect(changes.firewallAssociations).toHaveLength(1);
+  });
+
+  it('reaches the API through its own endpoint without private DNS, by the {api}-{vpce} name', () => {
+    const id = logicalIdOf(own.stack.network.apiEndpoint!);
+    own.template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcId: SHARED_VPC.vpcId, VpcEndpointType: 'Interface', PrivateDnsEnabled: false });
+    const outputs = (own.json as unknown as { Outputs: Record<string, { Value: unknown }> }).Outputs;
+    expect(JSON.stringify(outputs['ApiVpcEndpointUrl']!.Value)).toContain(id);
+    expect(outputs['S3GatewayEndpointId']).toBeUndefined();
+  });
+
+  it('with callers-only, creates no interface endpoint at all and admits only the callers\' endpoints', () => {
+    expect(resourcesOf(callersOnly.json, 'AWS::EC2::VPCEndpoint')).toEqual([]);
+    const api = callersOnly.json.Resources[logicalIdOf(callersOnly.stack.api.api)]!.Properties!;
+    expect((api['EndpointConfiguration'] as { VpcEndpointIds: unknown[] }).VpcEndpointIds).toEqual([callerEndpoint]);
+    const deny = (api['Policy'] as { Statement: { Sid: string; Condition?: unknown }[] }).Statement.find((st) => st.Sid === 'DenyOutsideVpcEndpoint');
+    expect(deny?.Condition).toEqual({ StringNotEquals: { 'aws:SourceVpce': callerEndpoint } });
+  });
+
+  it('creates the DNS firewall rule group for the VPC\'s owner, and /health does not claim the layer', () => {
+    expect(resourcesOf(own.json, 'AWS::Route53Resolver::FirewallRuleGroup')).toHaveLength(1);
+    const variables = (own.json.Resources[logicalIdOf(own.stack.apiFunction.function)]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
+    expect(variables['JUBE_R_SANDBOX_LAYERS']!.split(',')).not.toContain('dns-firewall');
+  });
+
+  it('places the execute function in the given subnets', () => {
+    const vpcConfig = own.json.Resources[logicalIdOf(own.stack.execute.function)]!.Properties!['VpcConfig'] as { SubnetIds: unknown[] };
+    expect(vpcConfig.SubnetIds).toEqual(SHARED_VPC.isolatedSubnetIds);
+  });
+});
+
+describe('a prebuilt execute image (executeImageUri)', () => {
+  const digest = `sha256:${'c'.repeat(64)}`;
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize({ ...deployableConfig('staging'), executeImageUri: `123456789012.dkr.ecr.eu-west-1.amazonaws.com/jube-r/execute@${digest}` });
+  }, 60_000);
+  afterAll(() => s?.cleanup());
+
+  it('runs exactly that image by digest, and builds none', () => {
+    const fn = s.json.Resources[logicalIdOf(s.stack.execute.function)]!.Properties!;
+    expect(JSON.stringify(fn['Code'])).toContain(`/jube-r/execute@${digest}`);
+    const assets = JSON.parse(readFileSync(join(s.outdir, `${s.stack.artifactId}.assets.json`), 'utf8')) as { dockerImages: Record<string, unknown> };
+    expect(assets.dockerImages).toEqual({});
+  });
+});
+
+describe('the synthesized validate bundle', () => {
+  it('answers GET /packages with the image\'s R version and package versions', async () => {
+    // Prepare: the bundle prod deploys, its environment from the template, the sample API Gateway event.
+    const { json, stack, outdir } = synthesized.prod;
+    const fn = json.Resources[logicalIdOf(stack.apiFunction.function)]!;
+    const bundle = join(outdir, String(fn.Metadata!['aws:asset:path']), 'index.mjs');
+    const variables = (fn.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const event = readFileSync(join(REPOSITORY_ROOT, 'events/api/packages.json'), 'utf8');
+    const script = `const { handler } = await import(${JSON.stringify(bundle)});
+      const answer = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10000 });
+      process.stdout.write('\\n<<<ANSWER>>>' + JSON.stringify(answer));`;
+
+    // Act
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env['PATH'], AWS_REGION: 'eu-west-1', ...deployedEnvironment(variables), EVENT: event },
+      timeout: 30_000,
+    });
+
+    // Assess
+    // The handler's own JSON log lines come first on stdout.
+    const answer = JSON.parse(stdout.split('<<<ANSWER>>>').at(-1)!) as { statusCode: number; body: string };
+    expect(answer.statusCode).toBe(200);
+    const facts = readPackageFacts(fixturePackageFacts()).manifest;
+    expect(JSON.parse(answer.body)).toEqual({ rVersion: FIXTURE_IMAGE_R_VERSION, packages: facts.packages });
+  }, 60_000);
 });

@@ -4,14 +4,14 @@
  * CDK's built-in CloudFormation schema validation is off here: its engine takes many seconds to
  * start and these tests assert the template directly.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { buildApp, type BuildAppOptions } from '../../../infra/lib/app.ts';
-import { resolveDeploymentConfig, type DeploymentConfig, type EnvironmentName } from '../../../infra/lib/config.ts';
+import { buildApp, DEFAULT_PATHS, REPOSITORY_ROOT, type BuildAppOptions } from '../../../infra/lib/app.ts';
+import { resolveDeploymentConfig, type ContextOverrides, type DeploymentConfig, type EnvironmentName } from '../../../infra/lib/config.ts';
 import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
 
 export interface Synthesized {
@@ -35,15 +35,59 @@ export interface CfnTemplate {
   readonly Resources: Record<string, CfnResource>;
 }
 
+/**
+ * What an operator passes for staging and prod (their configs ship placeholders, which only dev may
+ * keep): the same values as `-c orchestratorRoleArn=... -c integrationQuotaRaisedBy=...`.
+ */
+export const DEPLOY_OVERRIDES: Readonly<Record<EnvironmentName, ContextOverrides>> = {
+  dev: {},
+  staging: { orchestratorRoleArn: 'arn:aws:iam::123456789012:role/jube-r-orchestrator-staging' },
+  prod: { orchestratorRoleArn: 'arn:aws:iam::123456789012:role/jube-r-orchestrator-prod', integrationQuotaRaisedBy: 'Service Quotas request 0123456789abcdef' },
+};
+
+/** The config `cdk synth -c env=<env>` resolves with DEPLOY_OVERRIDES. */
+export const deployableConfig = (env: EnvironmentName): DeploymentConfig => resolveDeploymentConfig(env, DEPLOY_OVERRIDES[env]);
+
+/** A shared VPC as the platform describes it (two AZs, one isolated subnet each). */
+export const SHARED_VPC: { kind: 'existing'; vpcId: string; cidr: string; availabilityZones: string[]; isolatedSubnetIds: string[]; dnsFirewall: 'rule-group-only' } = {
+  kind: 'existing',
+  vpcId: 'vpc-0a1b2c3d4e5f60718',
+  cidr: '10.0.0.0/16',
+  availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+  isolatedSubnetIds: ['subnet-0a1b2c3d4e5f60711', 'subnet-0a1b2c3d4e5f60722'],
+  dnsFirewall: 'rule-group-only',
+};
+
+/** The R version the fixture's package facts claim: no real R's, so a bundle that serves it came from them. */
+export const FIXTURE_IMAGE_R_VERSION = '0.0.0-image-fixture';
+let factsDirectory: string | undefined;
+
+/**
+ * A package-facts directory as the image build extracts it (manifest.json and a neighbour), made
+ * once per process from the host's manifest with the R version replaced.
+ */
+export function fixturePackageFacts(): string {
+  if (factsDirectory) return factsDirectory;
+  const directory = mkdtempSync(join(tmpdir(), 'jube-r-package-facts-'));
+  const host = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'layers/packages/manifest.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(directory, 'manifest.json'), `${JSON.stringify({ ...host, rVersion: FIXTURE_IMAGE_R_VERSION }, null, 2)}\n`);
+  mkdirSync(join(directory, 'help'));
+  writeFileSync(join(directory, 'help', 'stats.json'), '{"fixture":"a neighbour of the manifest"}\n');
+  process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
+  factsDirectory = directory;
+  return directory;
+}
+
 export function synthesize(
   envOrConfig: EnvironmentName | DeploymentConfig,
   extend?: (stack: JubeRStack) => void,
   options: Partial<BuildAppOptions> = {},
 ): Synthesized {
-  const config = typeof envOrConfig === 'string' ? resolveDeploymentConfig(envOrConfig) : envOrConfig;
+  const config = typeof envOrConfig === 'string' ? deployableConfig(envOrConfig) : envOrConfig;
   const outdir = mkdtempSync(join(tmpdir(), `jube-r-cdk-${config.envName}-`));
   try {
-    const { app, stack } = buildApp({ config, outdir, builtinCloudFormationValidation: false, ...options });
+    const paths = { ...DEFAULT_PATHS, packageFactsDirectory: fixturePackageFacts() };
+    const { app, stack } = buildApp({ config, outdir, paths, builtinCloudFormationValidation: false, ...options });
     extend?.(stack);
     const assembly = app.synth();
     const json = assembly.getStackArtifact(stack.artifactId).template as CfnTemplate;

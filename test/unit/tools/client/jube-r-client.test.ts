@@ -67,7 +67,7 @@ describe('createJubeRClient', () => {
 
   it('keeps the stage of the base URL and sends no tenant on other routes', async () => {
     const s = scripted(json(200, { valid: true, errors: [], lint: [], durationMs: 1 }));
-    await client(s, { baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod' }).validate({ script: '1' });
+    await client(s, { baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod', minimumHttpTimeoutMs: 30_000 }).validate({ script: '1' });
     expect(s.requests[0]!.url).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod/validate');
     expect((s.requests[0]!.init.headers as Record<string, string>)['x-jube-tenant']).toBeUndefined();
   });
@@ -77,6 +77,7 @@ describe('createJubeRClient', () => {
     const dates = [new Date('2026-01-02T03:04:05Z'), new Date('2026-01-02T03:04:07Z')];
     await client(s, {
       baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod',
+      minimumHttpTimeoutMs: 30_000,
       credentials: { accessKeyId: 'AKIDX', secretAccessKey: 'secret' },
       now: () => dates.shift()!,
     }).execute({ script: '1' });
