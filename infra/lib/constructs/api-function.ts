@@ -22,6 +22,7 @@ import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.t
 export const API_BUNDLE_FILES = [
   'layers/rules/sandbox-rules.json',
   'layers/packages/manifest.json',
+  'layers/packages/help.json.gz',
   ...TREE_SITTER_WASM_FILES,
 ] as const;
 
