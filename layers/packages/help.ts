@@ -76,18 +76,18 @@ export function indexHelp(file: z.infer<typeof HelpFileSchema>): HelpIndex {
 }
 
 /** Reads, bounds, validates and indexes the help file; a missing file names the command that writes it. */
-export function loadHelp(path: string = helpFilePath()): HelpIndex {
+export function loadHelp(path: string = helpFilePath(), limits: Pick<typeof HELP_FILE_LIMITS, 'maxFileBytes' | 'maxJsonBytes'> = HELP_FILE_LIMITS): HelpIndex {
   let compressed: Buffer;
   try {
     const size = statSync(path).size;
-    if (size > HELP_FILE_LIMITS.maxFileBytes) {
-      throw new Error(`help file ${path} is ${size} bytes; at most ${HELP_FILE_LIMITS.maxFileBytes} are read`);
+    if (size > limits.maxFileBytes) {
+      throw new Error(`help file ${path} is ${size} bytes; at most ${limits.maxFileBytes} are read`);
     }
     compressed = readFileSync(path);
   } catch (cause) {
     if ((cause as NodeJS.ErrnoException).code !== 'ENOENT') throw cause;
     throw new HelpMissingError(`help pages not found at ${path}; run \`npm run setup\` (or scripts/write-help.R) to generate them`, { cause });
   }
-  const json = gunzipSync(compressed, { maxOutputLength: HELP_FILE_LIMITS.maxJsonBytes }).toString('utf8');
+  const json = gunzipSync(compressed, { maxOutputLength: limits.maxJsonBytes }).toString('utf8');
   return indexHelp(HelpFileSchema.parse(JSON.parse(json)));
 }

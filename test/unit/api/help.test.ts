@@ -10,6 +10,11 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { ErrorBodySchema, HealthResponseSchema, HelpResponseSchema } from '../../../layers/contract/api.ts';
 import { createApi } from '../../../functions/api/create-api.ts';
 import { capText } from '../../../functions/api/routes/help.ts';
+import { HelpMissingError, loadHelp } from '../../../layers/packages/help.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { context, proxyEvent } from './events.ts';
 
 const spawned = vi.hoisted(() => [] as string[]);
@@ -136,5 +141,36 @@ describe('capText', () => {
     const cut = capText('é'.repeat(2000), 1001);
     expect(cut.text).not.toContain('\uFFFD');
     expect(Buffer.byteLength(cut.text)).toBeLessThanOrEqual(1001);
+  });
+});
+
+describe('loadHelp', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jube-r-help-'));
+  afterEach(() => rmSync(join(dir, 'help.json.gz'), { force: true }));
+  const write = (value: unknown) => {
+    writeFileSync(join(dir, 'help.json.gz'), gzipSync(typeof value === 'string' ? value : JSON.stringify(value)));
+    return join(dir, 'help.json.gz');
+  };
+  const page = (text: string) => ({ package: 'p', name: 'f', title: 't', aliases: ['f', 'g'], text, truncated: false });
+
+  it('names the command that writes a missing file', () => {
+    expect(() => loadHelp(join(dir, 'absent.json.gz'))).toThrow(HelpMissingError);
+    expect(() => loadHelp(join(dir, 'absent.json.gz'))).toThrow(/npm run setup/);
+  });
+
+  it('indexes every alias and refuses a page over the cut the file states', () => {
+    const index = loadHelp(write({ rVersion: '4.5.0', maxPageBytes: 10, pages: [page('0123456789')] }));
+    expect(index.byPackage.get('p')?.get('g')?.name).toBe('f');
+    expect(index.packagesOf.get('f')).toEqual(['p']);
+    expect(() => loadHelp(write({ rVersion: '4.5.0', maxPageBytes: 10, pages: [page('0123456789a')] }))).toThrow(/exceeds the file's own cut/);
+  });
+
+  it('reads at most maxFileBytes and inflates at most maxJsonBytes', () => {
+    const file = { rVersion: '4.5.0', maxPageBytes: 10, pages: [page('0123456789')] };
+    const path = write(`${JSON.stringify(file)}${' '.repeat(10_000)}`);
+    const json = Buffer.byteLength(JSON.stringify(file)) + 10_000;
+    expect(loadHelp(path, { maxFileBytes: 1_000_000, maxJsonBytes: json }).packages).toEqual(['p']);
+    expect(() => loadHelp(path, { maxFileBytes: 1_000_000, maxJsonBytes: json - 1 })).toThrow(/buffer|length|range/i);
+    expect(() => loadHelp(path, { maxFileBytes: 10, maxJsonBytes: json })).toThrow(/at most 10 are read/);
   });
 });
