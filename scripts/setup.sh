@@ -12,9 +12,11 @@ as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # a C compiler for the capsule (r-image/capsule, preloaded into every Rscript); fonts for plots;
 # lintr (the R code's lint, test/runner/r-lint.test.ts, and a benchmark point of comparison) and
 # callr only on the host, never in the image; curl for the README's examples, which
-# test/integration/readme.test.ts runs.
+# test/integration/readme.test.ts runs; curl, jsonlite, R6, digest and testthat for the R client
+# (clients/r, built and checked by test/integration/r-client.test.ts), host only as well.
 mapfile -t r_packages < <(node scripts/packages-list.mjs --debian)
-wanted=(r-base-core util-linux bubblewrap procps curl gcc libc6-dev fonts-dejavu-core r-cran-lintr r-cran-callr "${r_packages[@]}")
+wanted=(r-base-core util-linux bubblewrap procps curl gcc libc6-dev fonts-dejavu-core r-cran-lintr r-cran-callr
+  r-cran-curl r-cran-jsonlite r-cran-r6 r-cran-digest r-cran-testthat "${r_packages[@]}")
 if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then
   wanted+=(podman buildah runc debootstrap uidmap fuse-overlayfs slirp4netns)
 fi
@@ -42,6 +44,14 @@ if [ ! -f "$manifest" ] || [ packages.R -nt "$manifest" ] || [ scripts/write-man
   say "writing $manifest"
   TZ=UTC Rscript --vanilla scripts/write-manifest.R packages.R "$manifest" 2>/dev/null >/dev/null ||
     TZ=UTC Rscript --vanilla scripts/write-manifest.R packages.R "$manifest"
+fi
+
+# The help pages GET /help serves, rendered from the same library's Rd, beside the manifest.
+help_pages=layers/packages/help.json.gz
+if [ ! -f "$help_pages" ] || [ packages.R -nt "$help_pages" ] || [ scripts/write-help.R -nt "$help_pages" ]; then
+  say "writing $help_pages"
+  TZ=UTC Rscript --vanilla scripts/write-help.R packages.R "$help_pages" 2>/dev/null >/dev/null ||
+    TZ=UTC Rscript --vanilla scripts/write-help.R packages.R "$help_pages"
 fi
 
 # The capsule: the process-capability layer the execute handler preloads into every Rscript

@@ -1,5 +1,5 @@
 /**
- * The API-facing Lambda: GET /health, GET /packages, POST /validate, POST /execute behind an API
+ * The API-facing Lambda: GET /health, GET /packages, GET /help, POST /validate, POST /execute behind an API
  * Gateway REST proxy integration. The same code serves the local stack (functions/tools/local), which
  * builds the same proxy events from plain HTTP.
  *
@@ -15,6 +15,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import packageJson from '../../package.json' with { type: 'json' };
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { configuredSandbox } from '../../layers/contract/sandbox-layers.ts';
+import { loadHelp } from '../../layers/packages/help.ts';
 import { loadManifest, ManifestMissingError } from '../../layers/packages/manifest.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
 import { basePackagesOnly, manifestPackages, type ValidatorPackages } from '../../layers/validator/package-lists.ts';
@@ -26,6 +27,7 @@ import { tenantOf } from './http/tenant.ts';
 import { once, type ApiDeps } from './routes/deps.ts';
 import { execute } from './routes/execute.ts';
 import { health } from './routes/health.ts';
+import { help } from './routes/help.ts';
 import { packages } from './routes/packages.ts';
 import { matchRoute } from './routes/table.ts';
 import { validate } from './routes/validate.ts';
@@ -64,6 +66,7 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     now: Date.now,
     rules,
     manifest,
+    help: once(() => loadHelp()),
     validator: once(async () => {
       const { loadValidator } = await import('../../layers/validator/validator.ts');
       return loadValidator({ rules: rules(), ...packagesOrBase() });
@@ -90,6 +93,8 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
         return jsonResponse(200, await health(deps));
       case 'packages':
         return jsonResponse(200, packages(deps));
+      case 'help':
+        return jsonResponse(200, help(deps, event.queryStringParameters));
       case 'validate':
         return jsonResponse(200, await validate(deps, body));
       case 'execute':

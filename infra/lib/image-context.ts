@@ -6,7 +6,8 @@
  * Synchronous because the CDK app calls it while synthesizing.
  *
  * staged/
- *   packages.R, write-manifest.R   build-time inputs (R packages to install, manifest writer)
+ *   packages.R, write-manifest.R   build-time inputs (R packages to install, manifest writer,
+ *   write-help.R                   help-page writer)
  *   app/                           copied to /app as is
  *     handler.mjs                  functions/execute/handler.ts bundled (export `handler`)
  *     rules/sandbox-rules.json     the sandbox rules (JUBE_R_RULES_FILE)
@@ -28,6 +29,7 @@ const imageDir = fileURLToPath(new URL('../../r-image/', import.meta.url));
 const COPIES: ReadonlyArray<readonly [string, string]> = [
   ['packages.R', 'packages.R'],
   ['scripts/write-manifest.R', 'write-manifest.R'],
+  ['scripts/write-help.R', 'write-help.R'],
   ['layers/rules/sandbox-rules.json', 'app/rules/sandbox-rules.json'],
   ...TREE_SITTER_WASM_FILES.map((file) => [file, `app/wasm/${basename(file)}`] as const),
   ['r-image/runner', 'app/runner'],

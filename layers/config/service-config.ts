@@ -21,6 +21,8 @@ const ENV_SCHEMA = {
   JUBE_R_KILL_GRACE_SECONDS: int(1, 60).default(2),
   JUBE_R_MAX_INFLIGHT_EXECUTE: int(1, 1000).default(2),
   JUBE_R_MAX_REQUEST_BODY_BYTES: int(1024, 6 * 1024 * 1024).default(2 * 1024 * 1024),
+  /** GET /help: a page's text is cut here (the generated file already cuts each page at 32 KiB). */
+  JUBE_R_MAX_HELP_BYTES: int(1024, 1024 * 1024).default(16 * 1024),
   JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: int(1024, 4 * 1024 * 1024).default(1024 * 1024),
   JUBE_R_MAX_ERROR_BYTES: int(256, 1024 * 1024).default(64 * 1024),
   JUBE_R_MAX_WARNINGS: int(1, 10_000).default(100),
@@ -96,6 +98,7 @@ export interface ServiceConfig {
   readonly killGraceSeconds: number;
   readonly maxInflightExecute: number;
   readonly maxRequestBodyBytes: number;
+  readonly maxHelpBytes: number;
   readonly caps: {
     readonly consoleOutputBytes: number;
     readonly errorBytes: number;
@@ -190,6 +193,7 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
     killGraceSeconds: e.JUBE_R_KILL_GRACE_SECONDS,
     maxInflightExecute: e.JUBE_R_MAX_INFLIGHT_EXECUTE,
     maxRequestBodyBytes: e.JUBE_R_MAX_REQUEST_BODY_BYTES,
+    maxHelpBytes: e.JUBE_R_MAX_HELP_BYTES,
     caps: {
       consoleOutputBytes: e.JUBE_R_MAX_CONSOLE_OUTPUT_BYTES,
       errorBytes: e.JUBE_R_MAX_ERROR_BYTES,

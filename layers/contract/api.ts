@@ -23,6 +23,7 @@ import { SandboxRulesSchema } from '../rules/rules.ts';
 export const ROUTES = {
   '/health': { method: 'GET', name: 'health', body: false },
   '/packages': { method: 'GET', name: 'packages', body: false },
+  '/help': { method: 'GET', name: 'help', body: false },
   '/validate': { method: 'POST', name: 'validate', body: true },
   '/execute': { method: 'POST', name: 'execute', body: true },
 } as const;
@@ -110,6 +111,7 @@ export const LimitsSchema = z.strictObject({
   rlimitFileSizeBytes: count,
   rlimitOpenFiles: count,
   rlimitProcesses: count,
+  maxHelpBytes: count,
 });
 export type Limits = z.infer<typeof LimitsSchema>;
 
@@ -120,6 +122,13 @@ export const SandboxStatusSchema = z.strictObject({
   layers: z.array(z.string()),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatusSchema>;
+
+/**
+ * GET /health `sandbox`: the layers, and `sandboxed`, true exactly when one of them holds below R
+ * (BELOW_R_LAYERS in sandbox-layers.ts), so no client has to infer it from the names.
+ */
+export const HealthSandboxSchema = SandboxStatusSchema.extend({ sandboxed: z.boolean() });
+export type HealthSandbox = z.infer<typeof HealthSandboxSchema>;
 
 /**
  * GET /health `isolation`: how this deployment keys execution environments. `tenancy` is the execute
@@ -144,7 +153,7 @@ export const HealthResponseSchema = z.strictObject({
   uptimeSeconds: z.number().min(0),
   rules: SandboxRulesSchema,
   limits: LimitsSchema,
-  sandbox: SandboxStatusSchema,
+  sandbox: HealthSandboxSchema,
   isolation: IsolationStatusSchema,
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
@@ -154,6 +163,36 @@ export const PackagesResponseSchema = z.strictObject({
   packages: z.array(z.strictObject({ name: z.string(), version: z.string(), source: z.enum(['packages.R', 'base']) })),
 });
 export type PackagesResponse = z.infer<typeof PackagesResponseSchema>;
+
+/** GET /help's query: a topic (a function or any other alias of an Rd page), optionally in one package. */
+export const HelpQuerySchema = z.strictObject({
+  topic: z.string().min(1).max(200),
+  package: z.string().min(1).max(100).optional(),
+});
+export type HelpQuery = z.infer<typeof HelpQuerySchema>;
+
+/** An installed help topic, as a not-found answer suggests it and a found one lists its namesakes. */
+export const HelpTopicSchema = z.strictObject({ topic: z.string(), package: z.string() });
+export type HelpTopic = z.infer<typeof HelpTopicSchema>;
+
+/**
+ * GET /help: one installed Rd page as plain text, title then usage and arguments first, at most
+ * `limits.maxHelpBytes` bytes of it (`truncated`, `bytes` is the whole page's size).
+ */
+export const HelpResponseSchema = z.strictObject({
+  topic: z.string(),
+  package: z.string(),
+  /** The Rd page's name (for `mutate`, dplyr's page is `mutate`; for `transmute` also `mutate`). */
+  page: z.string(),
+  title: z.string(),
+  aliases: z.array(z.string()),
+  text: z.string(),
+  truncated: z.boolean(),
+  bytes: count,
+  /** Other installed packages with a page for the same topic (ask with `package` for theirs). */
+  alsoIn: z.array(HelpTopicSchema),
+});
+export type HelpResponse = z.infer<typeof HelpResponseSchema>;
 
 export { ValidationResultSchema as ValidateResponseSchema, ExecuteResponseSchema };
 
@@ -166,6 +205,8 @@ export const ERROR_STATUS = {
   TENANT_REQUIRED: 400,
   INVALID_SESSION: 400,
   NOT_FOUND: 404,
+  /** GET /help: no installed page has that topic (in that package); `suggestions` has the nearest. */
+  HELP_TOPIC_NOT_FOUND: 404,
   /** 404 like an object one may not see: the same answer whether malformed, stale, missing or not yours. */
   DATA_POINTER_UNRESOLVED: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -205,6 +246,8 @@ export const ErrorBodySchema = z.strictObject({
   issues: z.array(FieldIssueSchema).optional(),
   /** For THROTTLED: which limit refused the call. */
   reason: z.enum(THROTTLE_REASONS).optional(),
+  /** For HELP_TOPIC_NOT_FOUND: the nearest installed topics, nearest first. */
+  suggestions: z.array(HelpTopicSchema).optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 

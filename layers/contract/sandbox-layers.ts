@@ -77,3 +77,21 @@ export function capsuleLayers(report: string): string[] {
 export function configuredSandbox(config: Pick<ServiceConfig, 'sandboxLayers'>): SandboxStatus | undefined {
   return config.sandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.sandboxLayers] };
 }
+
+/**
+ * The layers that still hold once a script owns its R process (docs/threat-model.md): enforced by
+ * the kernel or the hypervisor, so nothing the script does inside R lifts them. The capsule's
+ * interposition and R-internals layers are not among them: they live in the process the script
+ * owns. Neither are rlimits, hygiene or the caps, which bound a run but confine nothing.
+ */
+export const BELOW_R_LAYERS: readonly string[] = [
+  CAPSULE_LAYERS.landlock,
+  CAPSULE_LAYERS.seccomp,
+  BWRAP_LAYERS[0],
+  PLATFORM_LAYERS.microvm,
+];
+
+/** GET /health `sandbox.sandboxed`: whether any layer below R is in force here. */
+export function isSandboxed(layers: readonly string[]): boolean {
+  return layers.some((layer) => BELOW_R_LAYERS.includes(layer));
+}

@@ -18,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   plots: () => import('./plots.bench.ts'),
   image: () => import('./image.bench.ts'),
   jit: () => import('./jit.bench.ts'),
+  help: () => import('./help.bench.ts'),
 };
 
 /** Seconds each section may take under CI; together under three minutes. */

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
-import { ErrorBodySchema, HealthResponseSchema, PackagesResponseSchema } from '../../layers/contract/api.ts';
+import { ErrorBodySchema, HealthResponseSchema, HelpResponseSchema, PackagesResponseSchema } from '../../layers/contract/api.ts';
+import { BELOW_R_LAYERS } from '../../layers/contract/sandbox-layers.ts';
 import { ValidationResultSchema } from '../../layers/contract/validation.ts';
 import { postJson, request, startStack, type RunningStack } from './local-stack.ts';
 
@@ -49,12 +50,24 @@ describe('the local stack', () => {
     expect(health.limits).toMatchObject({ maxPlots: 10, maxPlotsBytes: 1024 * 1024, plotWidthDefault: 768, maxPlotPixels: 2048, maxFiles: 10, maxValueBytes: 256 * 1024 });
     expect(health.sandbox.source).toBe('detected');
     expect(health.sandbox.layers).toContain('fresh-rscript-per-call');
+    expect(health.sandbox.sandboxed).toBe(health.sandbox.layers.some((layer) => BELOW_R_LAYERS.includes(layer)));
   });
 
   it('serves GET /packages from the manifest', async () => {
     const answer = await request(`${stack.url}/packages`);
     expect(answer.status).toBe(200);
     expect(PackagesResponseSchema.parse(answer.json).packages).toEqual(loadManifest().packages);
+  });
+
+  it('serves GET /help from the query string, and a miss with the nearest topics', async () => {
+    const page = await request(`${stack.url}/help?topic=${encodeURIComponent('[.data.frame')}&package=base`);
+    expect(page.status).toBe(200);
+    expect(HelpResponseSchema.parse(page.json)).toMatchObject({ topic: '[.data.frame', package: 'base', page: 'Extract.data.frame' });
+    const miss = await request(`${stack.url}/help?topic=mutat`);
+    expect(miss.status).toBe(404);
+    const error = ErrorBodySchema.parse(miss.json);
+    expect(error.code).toBe('HELP_TOPIC_NOT_FOUND');
+    expect(error.suggestions?.[0]).toEqual({ topic: 'mutate', package: 'dplyr' });
   });
 
   it('validates with POST /validate', async () => {

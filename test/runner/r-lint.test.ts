@@ -1,7 +1,7 @@
 /**
  * The R code passes lintr with the repository's .lintr (lintr's own `expect_lint_free()`, from
- * Node): the runner, its tests, and the scripts R runs at build time. object_usage_linter is off
- * there because the runner's parts share one environment, so each file uses names another defines;
+ * Node): the runner, its tests, the scripts R runs at build time and the R client (clients/r).
+ * object_usage_linter is off there because the runner's parts share one environment, so each file uses names another defines;
  * test/runner/r/test-runner.R loads them all, which catches a name no part defines.
  */
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const LINTED = ['r-image/runner', 'test/runner/r', 'scripts/write-manifest.R', 'packages.R', 'docs/examples/summary.R'];
+const LINTED = ['r-image/runner', 'test/runner/r', 'scripts/write-manifest.R', 'scripts/write-help.R', 'clients/r/R', 'clients/r/tests', 'packages.R', 'docs/examples/summary.R'];
 
 const LINT = `
 paths <- commandArgs(trailingOnly = TRUE)

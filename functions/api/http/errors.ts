@@ -3,7 +3,7 @@
  * (layers/contract/api.ts); the HTTP status is chosen once, at the edge (error-response.ts),
  * never where the error is thrown.
  */
-import type { ErrorCode, FieldIssue, ThrottleReason } from '../../../layers/contract/api.ts';
+import type { ErrorCode, FieldIssue, HelpTopic, ThrottleReason } from '../../../layers/contract/api.ts';
 
 /** The base of every fault the API answers with its own code; anything else is INTERNAL. */
 export abstract class ApiError extends Error {
@@ -57,6 +57,14 @@ export class MethodNotAllowedError extends ApiError {
   override readonly name = 'MethodNotAllowedError';
   readonly code = 'METHOD_NOT_ALLOWED';
   constructor(message: string, readonly allow: readonly string[]) {
+    super(message);
+  }
+}
+/** GET /help: no installed page for the topic; `suggestions` are the nearest installed topics. */
+export class HelpTopicNotFoundError extends ApiError {
+  override readonly name = 'HelpTopicNotFoundError';
+  readonly code = 'HELP_TOPIC_NOT_FOUND';
+  constructor(message: string, readonly suggestions: readonly HelpTopic[]) {
     super(message);
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import type { HelpIndex } from '../../../layers/packages/help.ts';
 import type { PackageManifest } from '../../../layers/packages/manifest.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { Validator } from '../../../layers/validator/validator.ts';
@@ -24,6 +25,8 @@ export interface ApiDeps {
   readonly now: () => number;
   readonly rules: () => SandboxRules;
   readonly manifest: () => PackageManifest;
+  /** The precomputed help pages (GET /help), read on the first lookup. */
+  readonly help: () => HelpIndex;
   readonly validator: () => Promise<Validator>;
   readonly resolver: () => Promise<DataPointerResolver>;
   readonly invoker: () => Promise<ExecuteInvoker>;

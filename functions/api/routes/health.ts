@@ -5,6 +5,7 @@ import { ENVELOPE_LIMITS } from '../../../layers/contract/runner.ts';
 import type { SandboxRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
 import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
+import { isSandboxed } from '../../../layers/contract/sandbox-layers.ts';
 import { tenantEnvironmentCap, type IsolationBoundary } from '../../../layers/contract/isolation.ts';
 
 export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
@@ -57,6 +58,7 @@ export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
     rlimitFileSizeBytes: config.rlimits.fileSizeBytes,
     rlimitOpenFiles: config.rlimits.openFiles,
     rlimitProcesses: config.rlimits.processes,
+    maxHelpBytes: config.maxHelpBytes,
   };
 }
 
@@ -74,6 +76,7 @@ export function isolationOf(config: ServiceConfig, boundary: IsolationBoundary):
 
 export async function health(deps: ApiDeps): Promise<HealthResponse> {
   const rules = deps.rules();
+  const sandbox = await deps.sandbox();
   return {
     status: 'ok',
     service: 'jube-r',
@@ -82,7 +85,7 @@ export async function health(deps: ApiDeps): Promise<HealthResponse> {
     uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
     rules,
     limits: limitsOf(deps.config, rules),
-    sandbox: await deps.sandbox(),
+    sandbox: { ...sandbox, sandboxed: isSandboxed(sandbox.layers) },
     isolation: isolationOf(deps.config, deps.isolationBoundary),
   };
 }

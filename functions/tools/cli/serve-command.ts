@@ -4,6 +4,7 @@
  * background) and stops cleanly on SIGINT/SIGTERM with no R process left behind.
  */
 import { ConfigError } from '../../../layers/config/service-config.ts';
+import { ROUTES } from '../../../layers/contract/api.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { isHelp, type Command } from './command.ts';
 
@@ -22,7 +23,7 @@ export const curlExample = (url: string): string =>
 
 export const USAGE = `usage: jube-r serve
 
-Serves GET /health, GET /packages, POST /validate and POST /execute on JUBE_R_HOST:JUBE_R_PORT
+Serves GET /health, GET /packages, GET /help, POST /validate and POST /execute on JUBE_R_HOST:JUBE_R_PORT
 (default 127.0.0.1:8080) through the real handlers, with host R; Ctrl-C stops it and every R
 process it started. Configure it with JUBE_R_HOST, JUBE_R_PORT and the other JUBE_R_* variables.
 
@@ -58,7 +59,7 @@ const command: Command = async (args) => {
     [
       `jube-r listening on ${stack.url}`,
       `  function ${stack.config.executeFunctionName} via ${lambda}`,
-      `  routes: GET /health, GET /packages, POST /validate, POST /execute`,
+      `  routes: ${Object.entries(ROUTES).map(([path, route]) => `${route.method} ${path}`).join(', ')}`,
       ...(stack.sigV4 ? ['  IAM authorization: requests must be SigV4-signed for execute-api with the JUBE_R_LOCAL_SIGV4_* key pair'] : []),
       `try:`,
       `  ${curlExample(stack.url)}`,

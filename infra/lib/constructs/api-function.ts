@@ -21,7 +21,7 @@ import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.t
 
 /**
  * Repository-relative files copied beside the bundle (the loaders' default locations). The package
- * manifest is not among them: it comes from the image (packageFactsDirectory).
+ * manifest and help pages are not among them: they come from the image (packageFactsDirectory).
  */
 export const API_BUNDLE_FILES = ['layers/rules/sandbox-rules.json', ...TREE_SITTER_WASM_FILES] as const;
 

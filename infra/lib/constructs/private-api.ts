@@ -2,7 +2,7 @@
  * The private REST API: reachable only through the stack's execute-api interface endpoint or the
  * callers' own endpoints the config names (resource policy denies any other aws:SourceVpce), IAM
  * (SigV4) authorization on every method, and only the orchestrator's role allowed to invoke. All
- * four routes proxy to the validate function with the integration timeout taken from the timeout
+ * five routes proxy to the validate function with the integration timeout taken from the timeout
  * chain. The stage is traced with X-Ray and writes JSON access logs that name the caller's ARN,
  * the endpoint it came through and the integration's latency.
  */
@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 export const ROUTES = [
   { method: 'GET', path: 'health' },
   { method: 'GET', path: 'packages' },
+  { method: 'GET', path: 'help' },
   { method: 'POST', path: 'validate' },
   { method: 'POST', path: 'execute' },
 ] as const;

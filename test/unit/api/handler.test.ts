@@ -84,8 +84,23 @@ describe('routing', () => {
     expect(health.limits.maxVariables).toBe(loadRules().variables.maxCount);
     expect(health.limits.rlimitProcesses).toBe(33);
     expect(health.limits.maxScriptBytes).toBe(loadRules().script.maxBytes);
-    expect(health.sandbox).toEqual({ source: 'config', layers: ['microvm', 'no-egress'] });
+    expect(health.sandbox).toEqual({ source: 'config', layers: ['microvm', 'no-egress'], sandboxed: false });
     expect(health.rVersion).toBe(loadManifest().rVersion);
+  });
+
+  it.each([
+    ['lambda-microvm,capsule-preload,capsule-r-internals', true],
+    ['capsule-preload,capsule-landlock', true],
+    ['fresh-rscript-per-call,rlimits,bwrap-namespaces', true],
+    ['capsule-preload,capsule-r-internals,rlimits,fresh-rscript-per-call,private-workdir', false],
+  ])('reports sandbox.sandboxed from the layers below R (%s -> %s)', async (layers, sandboxed) => {
+    const { body } = await call(makeApi({ JUBE_R_SANDBOX_LAYERS: layers }), proxyEvent('GET', '/health'));
+    expect(HealthResponseSchema.parse(body).sandbox.sandboxed).toBe(sandboxed);
+  });
+
+  it('reports sandbox.sandboxed false when the deployment declares no layers', async () => {
+    const { body } = await call(makeApi(), proxyEvent('GET', '/health'));
+    expect(HealthResponseSchema.parse(body).sandbox).toEqual({ source: 'unknown', layers: [], sandboxed: false });
   });
 
   it('serves /packages from the manifest', async () => {

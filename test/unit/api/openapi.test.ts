@@ -16,6 +16,7 @@ import {
   ErrorBodySchema,
   ExecuteResponseSchema,
   HealthResponseSchema,
+  HelpResponseSchema,
   PackagesResponseSchema,
   ValidateRequestSchema,
   ValidateResponseSchema,
@@ -80,6 +81,7 @@ describe('docs/openapi.yaml against the zod schemas', () => {
   it.each([
     ['/health', 'GET', HealthResponseSchema],
     ['/packages', 'GET', PackagesResponseSchema],
+    ['/help', 'GET', HelpResponseSchema],
     ['/validate', 'POST', ValidateResponseSchema],
     ['/execute', 'POST', ExecuteResponseSchema],
   ])('200 response of %s', (route, method, schema) => {

@@ -1,0 +1,4 @@
+library(testthat)
+library(jubeR)
+
+test_check("jubeR")
