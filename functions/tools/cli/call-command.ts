@@ -70,7 +70,7 @@ export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessE
   return { route: route as RouteName, url, region, tenant, session, httpTimeoutMs, sign, rest };
 }
 
-async function defaultCredentials(): Promise<Credentials> {
+export async function defaultCredentials(): Promise<Credentials> {
   // The SDK's own chain: environment, shared config/SSO, web identity, container and instance roles.
   const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
   return defaultProvider();

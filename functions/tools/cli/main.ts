@@ -20,6 +20,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'call ROUTE [FILE|-] [--url URL] [--tenant T] ...   call a deployed API, SigV4-signed (run "jube-r call" for options)',
     load: async () => (await import('./call-command.ts')).default,
   },
+  mcp: {
+    summary: 'mcp (--local | --url URL) [--http --port N]   an MCP server with the R tools, over stdio or Streamable HTTP',
+    load: async () => (await import('../mcp/command.ts')).default,
+  },
   serve: {
     summary: 'serve                      the local stack on JUBE_R_HOST:JUBE_R_PORT (127.0.0.1:8080)',
     load: async () => (await import('./serve-command.ts')).default,
