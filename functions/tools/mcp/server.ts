@@ -67,9 +67,10 @@ async function answered(call: () => Promise<CallToolResult>): Promise<CallToolRe
   }
 }
 
-function suggestionsOf(json: unknown): unknown[] {
+/** A 404 of /help names the nearest topics; one without `suggestions` is not about the topic (no such route). */
+function suggestionsOf(json: unknown): unknown[] | undefined {
   const suggestions = (json as { suggestions?: unknown } | null | undefined)?.suggestions;
-  return Array.isArray(suggestions) ? suggestions : [];
+  return Array.isArray(suggestions) ? suggestions : undefined;
 }
 
 export function createJubeRMcpServer(options: JubeRMcpServerOptions): McpServer {
@@ -124,7 +125,8 @@ export function createJubeRMcpServer(options: JubeRMcpServerOptions): McpServer 
         try {
           return helpResult(await api.help(query));
         } catch (error) {
-          if (error instanceof JubeRApiError && error.status === 404) return helpNotFoundResult(query.topic, error.message, suggestionsOf(error.json));
+          const suggestions = error instanceof JubeRApiError && error.status === 404 ? suggestionsOf(error.json) : undefined;
+          if (suggestions !== undefined) return helpNotFoundResult(query.topic, (error as JubeRApiError).message, suggestions);
           throw error;
         }
       }),
