@@ -64,6 +64,8 @@ function protocolStdout(): Writable {
 async function serve(args: McpArguments): Promise<number> {
   const stdio = args.transport === 'stdio';
   const out = stdio ? protocolStdout() : undefined;
+  // The local stack's access log, one line per call, would only fill a host's log.
+  if (args.target.kind === 'local') process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
   let target: OpenTarget;
   try {
     target = await openTarget(args, process.env);

@@ -10,6 +10,8 @@ import type { McpArguments } from './arguments.ts';
 
 export interface OpenTarget {
   readonly api: JubeRClient;
+  /** The API's base URL (the local stack's loopback address with --local). */
+  readonly url: string;
   /** Where the tools go, for the startup line on stderr. */
   readonly describe: string;
   close(): Promise<void>;
@@ -29,11 +31,11 @@ export async function openTarget(args: McpArguments, env: NodeJS.ProcessEnv): Pr
       ...(signingRegion ? { region: signingRegion } : {}),
       ...common,
     });
-    return { api, describe: `${url}${sign ? ' (SigV4)' : ''}`, close: async () => {} };
+    return { api, url, describe: `${url}${sign ? ' (SigV4)' : ''}`, close: async () => {} };
   }
   const stack = await startLocalStack({ host: '127.0.0.1', port: 0, lambdaPort: 0, env });
   stack.warm().catch(() => {
     // Warming is an optimisation: the first call loads what it needs.
   });
-  return { api: createJubeRClient({ baseUrl: stack.url, ...common }), describe: `the local stack at ${stack.url}`, close: () => stack.close() };
+  return { api: createJubeRClient({ baseUrl: stack.url, ...common }), url: stack.url, describe: `the local stack at ${stack.url}`, close: () => stack.close() };
 }
