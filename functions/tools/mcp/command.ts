@@ -36,6 +36,9 @@ An MCP server with the tools r_health, r_packages, r_validate, r_execute and r_h
 
 exit status: 0 stopped, 1 could not start, 2 usage error`;
 
+/** Room for the JSON-RPC request around a tool's arguments in one POST. */
+const JSON_RPC_ENVELOPE_BYTES = 64 * 1024;
+
 /** Waits for the end: a signal, or (stdio) the host closing our stdin. */
 function stopped(stdio: boolean): Promise<string> {
   return new Promise((resolve) => {
@@ -89,6 +92,8 @@ async function serve(args: McpArguments): Promise<number> {
         host: args.host,
         port: args.port,
         maxSessions: args.maxSessions,
+        // The API's own body limit, plus the JSON-RPC envelope around the arguments.
+        ...(health ? { maxRequestBodyBytes: health.limits.maxRequestBodyBytes + JSON_RPC_ENVELOPE_BYTES } : {}),
         serverFor: (session) => createJubeRMcpServer({ api: target.api, session, health }),
       });
     } catch (error) {

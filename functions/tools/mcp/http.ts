@@ -18,6 +18,8 @@ export interface McpHttpServerOptions {
   readonly host: string;
   readonly port: number;
   readonly maxSessions: number;
+  /** Largest POST body read; undefined: the SDK's default (4 MiB). */
+  readonly maxRequestBodyBytes?: number;
   /** A new MCP server for the session `session`. */
   readonly serverFor: (session: string) => McpServer;
 }
@@ -58,6 +60,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       enableJsonResponse: true,
+      ...(options.maxRequestBodyBytes === undefined ? {} : { maxRequestBodySize: options.maxRequestBodyBytes }),
       onsessioninitialized: (sid) => void sessions.set(sid, { transport, server }),
     });
     transport.onclose = () => void sessions.delete(id);
