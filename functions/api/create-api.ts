@@ -32,6 +32,9 @@ import { packages } from './routes/packages.ts';
 import { matchRoute } from './routes/table.ts';
 import { validate } from './routes/validate.ts';
 
+/** The session header's rule, for the tools that derive a session of their own (the MCP server). */
+export { sessionOf, SESSION_HEADER } from './http/session.ts';
+
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export interface Api {

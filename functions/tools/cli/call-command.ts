@@ -117,7 +117,7 @@ export function callClientOptions(call: CallArguments, env: NodeJS.ProcessEnv): 
   };
 }
 
-async function defaultCredentials(): Promise<Credentials> {
+export async function defaultCredentials(): Promise<Credentials> {
   // The SDK's own chain: environment, shared config/SSO, web identity, container and instance roles.
   const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
   return defaultProvider();

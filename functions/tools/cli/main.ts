@@ -24,6 +24,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'data put FILE.csv[.gz] --tenant T --pointer P [--bucket B]   store a tenant table; prints its pointer',
     load: async () => (await import('./data-command.ts')).default,
   },
+  mcp: {
+    summary: 'mcp (--local | --url URL) [--http --port N]   an MCP server with the R tools, over stdio or Streamable HTTP',
+    load: async () => (await import('../mcp/command.ts')).default,
+  },
   serve: {
     summary: 'serve                      the local stack on JUBE_R_HOST:JUBE_R_PORT (127.0.0.1:8080)',
     load: async () => (await import('./serve-command.ts')).default,

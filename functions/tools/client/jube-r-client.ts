@@ -10,7 +10,7 @@
  * or a 504 is never retried on any route: on /execute the script may have run (and may still be
  * running), and running it twice is the caller's decision, not this client's.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../../layers/contract/execute.ts';
 import { ValidationResultSchema, type ValidationResult } from '../../../layers/contract/validation.ts';
 import {
@@ -91,6 +91,8 @@ export class JubeRApiError extends Error {
     readonly gatewayErrorType: string | undefined,
     readonly attempts: number,
     readonly body: ErrorBody | undefined,
+    /** The answer's JSON as sent, for fields a route adds to the error body (e.g. /help's `suggestions`). */
+    readonly json?: unknown,
   ) {
     super(message);
   }
@@ -99,8 +101,8 @@ export class JubeRApiError extends Error {
 /** No answer within the timeout. On /execute the script may have run; it was not retried. */
 export class JubeRTimeoutError extends Error {
   override readonly name = 'JubeRTimeoutError';
-  constructor(readonly route: RouteName, readonly timeoutMs: number, options?: ErrorOptions) {
-    super(`no answer from ${ROUTES[route].method} ${ROUTES[route].path} within ${timeoutMs} ms; not retried`, options);
+  constructor(readonly route: ClientRoute, readonly timeoutMs: number, options?: ErrorOptions) {
+    super(`no answer from ${CLIENT_ROUTES[route].method} ${CLIENT_ROUTES[route].path} within ${timeoutMs} ms; not retried`, options);
   }
 }
 
@@ -116,6 +118,9 @@ export const ROUTES = {
   execute: { method: 'POST', path: 'execute' },
 } as const;
 export type RouteName = keyof typeof ROUTES;
+/** The routes `jube-r call` names, and GET /help (a query, not a body). */
+const CLIENT_ROUTES = { ...ROUTES, help: { method: 'GET', path: 'help' } } as const;
+type ClientRoute = keyof typeof CLIENT_ROUTES;
 
 export type RetryDecision = { readonly retry: true; readonly afterMs: number } | { readonly retry: false };
 
@@ -136,11 +141,20 @@ export function retryDecision(
   return afterMs <= limits.maxRetryAfterSeconds * 1000 ? { retry: true, afterMs } : { retry: false };
 }
 
+/** GET /help: an installed topic's help page as text; the route may add fields beyond these. */
+export const HelpAnswerSchema = z.looseObject({ topic: z.string(), package: z.string(), text: z.string() });
+export type HelpAnswer = z.infer<typeof HelpAnswerSchema>;
+export interface HelpQuery {
+  readonly topic: string;
+  readonly package?: string;
+}
+
 export interface JubeRClient {
   health(options?: CallOptions): Promise<HealthResponse>;
   packages(options?: CallOptions): Promise<PackagesResponse>;
   validate(request: ValidateRequest, options?: CallOptions): Promise<ValidateResponse>;
   execute(request: ExecuteRequest, options?: CallOptions): Promise<ExecuteResponse>;
+  help(query: HelpQuery, options?: CallOptions): Promise<HelpAnswer>;
 }
 
 export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
@@ -159,9 +173,16 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
   const signer = options.credentials ? executeApiSigner(region!, options.credentials) : undefined;
   const defaultTimeoutMs = httpTimeoutMs(base, options.minimumHttpTimeoutMs, options.timeoutMs);
 
-  async function call<S extends z.ZodType>(route: RouteName, schema: S, body: unknown, callOptions: CallOptions): Promise<z.infer<S>> {
-    const { method, path } = ROUTES[route];
+  async function call<S extends z.ZodType>(
+    route: ClientRoute,
+    schema: S,
+    body: unknown,
+    callOptions: CallOptions,
+    query: Readonly<Record<string, string | undefined>> = {},
+  ): Promise<z.infer<S>> {
+    const { method, path } = CLIENT_ROUTES[route];
     const url = new URL(path, base);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
     const text = body === undefined ? undefined : JSON.stringify(body);
     const tenant = route === 'execute' ? (callOptions.tenant ?? options.tenant) : undefined;
     const session = route === 'execute' ? (callOptions.session ?? options.session) : undefined;
@@ -204,6 +225,7 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     packages: (o = {}) => call('packages', PackagesResponseSchema, undefined, o),
     validate: (request, o = {}) => call('validate', ValidationResultSchema, request, o),
     execute: (request, o = {}) => call('execute', ExecuteResponseSchema, request, o),
+    help: (query, o = {}) => call('help', HelpAnswerSchema, undefined, o, { topic: query.topic, package: query.package }),
   };
 }
 
@@ -228,7 +250,7 @@ export function httpTimeoutMs(base: URL, minimumMs: number | undefined, askedMs:
   return minimumMs === undefined ? CLIENT_DEFAULTS.localTimeoutMs : minimumMs + CLIENT_DEFAULTS.timeoutMarginMs;
 }
 
-function parseAnswer<S extends z.ZodType>(schema: S, text: string, route: RouteName): z.infer<S> {
+function parseAnswer<S extends z.ZodType>(schema: S, text: string, route: ClientRoute): z.infer<S> {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -260,5 +282,6 @@ function apiError(response: Response, text: string, attempts: number): JubeRApiE
     response.headers.get('x-amzn-errortype') ?? undefined,
     attempts,
     body.success ? body.data : undefined,
+    json,
   );
 }

@@ -1,0 +1,172 @@
+/**
+ * What the API answered, as MCP tool results: content a host can show and a model can read, and
+ * `structuredContent` with the whole answer for programs. Pure: no I/O, no SDK objects beyond types.
+ *
+ * r_execute: the cause and line of a failure come first; then the console, the value, the result,
+ * warnings, messages and notes as text; each plot as an `image` item; each out/ file as an embedded
+ * resource (text for text types, base64 `blob` otherwise). A rejected script never ran: its
+ * findings come with their codes and what to change, as a tool error (`isError`).
+ */
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorBody, HealthResponse, PackagesResponse } from '../../../layers/contract/api.ts';
+import type { ExecuteResponse, OutputFile } from '../../../layers/contract/execute.ts';
+import type { ValidationError, ValidationErrorCode, ValidationResult } from '../../../layers/contract/validation.ts';
+
+/** What to change for each validation code, in a model's terms. Exhaustive: a new code needs advice. */
+export const VALIDATION_ADVICE: Readonly<Record<ValidationErrorCode, string>> = {
+  SCRIPT_EMPTY: 'send a script with at least one expression',
+  SCRIPT_TOO_LARGE: 'shorten the script (limits.maxScriptBytes); pass data as variables, context or dataframes instead of inlining it',
+  NUL_BYTE: 'remove the NUL byte',
+  NESTING_TOO_DEEP: 'flatten the nested calls or blocks (limits.maxScriptNestingDepth)',
+  SYNTAX_ERROR: 'fix the R syntax at that line and column',
+  PARSE_TIMEOUT: 'the parser ran out of time: simplify or split the script',
+  VALIDATOR_FAULT: 'the validator itself failed, not the script; retry once, then report it',
+  FORBIDDEN_SYMBOL: 'the sandbox does not offer this function (r_health rules.forbiddenSymbols says why); compute it another way',
+  FORBIDDEN_STRING_FUNCTION: 'call functions by their name, not through a string',
+  BLOCKED_OPERATOR: 'this operator is blocked (r_health rules.blockedOperators says why)',
+  PACKAGE_NOT_ALLOWED: 'use only the packages r_packages lists',
+  PACKAGE_LOADER_ARGUMENT: 'load a package with its name as a literal and only the allowed named arguments (r_health rules.packageLoaderArguments)',
+  OPTION_NOT_ALLOWED: 'this option cannot be set here; leave it at its default',
+  PARSER_DISAGREEMENT: 'two R parsers read this construct differently; write it more plainly',
+};
+
+const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+
+/** One finding per line, `line:column CODE message`, as compilers print them, with its advice. */
+export function findingLines(errors: readonly ValidationError[]): string[] {
+  return errors.map(
+    (e) => `${e.line}:${e.column} ${e.code} ${e.message}${e.symbol ? ` (${e.symbol})` : ''}; ${VALIDATION_ADVICE[e.code]}`,
+  );
+}
+
+export function validationResult(result: ValidationResult): CallToolResult {
+  const lint = result.lint.map((l) => `${l.line}:${l.column} lint ${l.severity} ${l.rule}: ${l.message}`);
+  const head = result.valid
+    ? 'valid: r_execute will accept this script'
+    : `invalid: r_execute would reject this script without running it. Fix each finding:\n${findingLines(result.errors).join('\n')}`;
+  return { content: [text([head, ...lint].join('\n'))], structuredContent: result };
+}
+
+/** Where a failure happened, first: the line of the top-level expression, the call, the message. */
+function failureText(response: ExecuteResponse): string {
+  if (response.status === 'rejected') {
+    const errors = response.validation?.errors ?? [];
+    const lines = errors.length > 0 ? findingLines(errors) : [response.error ?? 'rejected'];
+    return `rejected: the script was not run. Fix each finding (r_validate checks a script without running it):\n${lines.join('\n')}`;
+  }
+  if (response.timedOut) return `timed out after ${response.durationMs} ms: ${response.error ?? ''}`.trimEnd();
+  const details = response.errorDetails;
+  if (!details) return `error: ${response.error ?? 'the run failed'}`;
+  const at = details.line === undefined ? '' : ` at line ${details.line}${details.column === undefined ? '' : `:${details.column}`}`;
+  const lines = [`error${at}: ${details.message}`];
+  if (details.call !== null) lines.push(`in: ${details.call}`);
+  if (details.traceback.length > 0) {
+    lines.push('traceback (outermost first):', ...details.traceback.map((f) => `  ${f.call}${f.line === undefined ? '' : ` (line ${f.line})`}`));
+  }
+  lines.push(`class: ${details.class.join(', ')}`);
+  return lines.join('\n');
+}
+
+function valueText(response: ExecuteResponse): string | undefined {
+  const value = response.value;
+  if (!value) return undefined;
+  const body = value.kind === 'json' ? JSON.stringify(value.json) : value.printed;
+  return `value (${value.class.join(', ')}):\n${body}${value.kind === 'printed' && value.truncated ? '\n[truncated]' : ''}`;
+}
+
+const TEXT_TYPES = /^(text\/|application\/(json|xml|csv|x-ndjson)\b)/;
+
+/** The `jube-r://out/<name>` URI of an out/ file: each path segment percent-encoded. */
+export const outUri = (name: string): string => `jube-r://out/${name.split('/').map(encodeURIComponent).join('/')}`;
+
+function fileContent(file: OutputFile): ContentBlock | undefined {
+  if (file.data === undefined) return undefined;
+  const uri = outUri(file.name);
+  return TEXT_TYPES.test(file.mimeType)
+    ? { type: 'resource', resource: { uri, mimeType: file.mimeType, text: Buffer.from(file.data, 'base64').toString('utf8') } }
+    : { type: 'resource', resource: { uri, mimeType: file.mimeType, blob: file.data } };
+}
+
+function listLines(title: string, items: readonly string[] | undefined): string | undefined {
+  return items && items.length > 0 ? `${title}:\n${items.map((item) => `- ${item}`).join('\n')}` : undefined;
+}
+
+export function executeResult(response: ExecuteResponse): CallToolResult {
+  const failed = response.status !== 'ok';
+  const files = response.files ?? [];
+  const notReturned = files
+    .filter((f) => f.data === undefined)
+    .map((f) => `${f.name}: ${f.skipped ? `skipped (${f.skipped})` : 'not returned (over the file caps)'}`);
+  const omitted = response.plotsOmitted ? [`${response.plotsOmitted} plot(s) drawn but not returned (over the plot caps)`] : [];
+  const texts = [
+    failed ? failureText(response) : `ok in ${response.durationMs} ms (R ${response.rVersion})`,
+    response.consoleOutput === '' ? undefined : `console:\n${response.consoleOutput}`,
+    valueText(response),
+    response.result === undefined ? undefined : `result:\n${JSON.stringify(response.result)}`,
+    response.resultWarning,
+    listLines('warnings', response.warnings),
+    listLines('messages', response.messages),
+    listLines('notes', [...(response.notes ?? []), ...omitted, ...notReturned]),
+  ].filter((t): t is string => t !== undefined);
+  const content: ContentBlock[] = [
+    ...texts.map(text),
+    ...(response.plots ?? []).map((plot): ContentBlock => ({ type: 'image', data: plot.data, mimeType: plot.mimeType })),
+    ...files.map(fileContent).filter((c): c is ContentBlock => c !== undefined),
+  ];
+  return { content, structuredContent: response, ...(failed ? { isError: true } : {}) };
+}
+
+/** What a caller should do about an API error, by status. */
+function errorAdvice(status: number): string {
+  if (status === 400) return 'fix the request fields named above and call again';
+  if (status === 404) return 'the named data or route does not exist for this caller';
+  if (status === 413) return 'the request is over a size limit (r_health limits): send less';
+  if (status === 429 || status === 503) return 'the service is busy and nothing ran; wait and call again';
+  if (status === 502 || status === 504) return 'the script may have run; it was not retried: check before running it again';
+  return 'quote the requestId when reporting it';
+}
+
+export function apiErrorResult(status: number, message: string, body: ErrorBody | undefined): CallToolResult {
+  const issues = (body?.issues ?? []).map((i) => `${i.path || '(body)'}: ${i.message}`);
+  const lines = [message, ...issues, errorAdvice(status), ...(body ? [`requestId ${body.requestId}`] : [])];
+  return { content: [text(lines.join('\n'))], isError: true };
+}
+
+export function failureResult(message: string): CallToolResult {
+  return { content: [text(message)], isError: true };
+}
+
+/** GET /help's answer: the page as text. */
+export function helpResult(answer: { topic: string; package: string; text: string }): CallToolResult {
+  return { content: [text(`${answer.package}::${answer.topic}\n\n${answer.text}`)], structuredContent: answer };
+}
+
+/** GET /help's 404: the nearest installed topics, when the route named any. */
+export function helpNotFoundResult(topic: string, message: string, suggestions: readonly unknown[]): CallToolResult {
+  const named = suggestions.map((s) => (typeof s === 'string' ? s : JSON.stringify(s)));
+  const lines = [message, named.length > 0 ? `nearest installed topics: ${named.join(', ')}` : `no installed topic is near "${topic}"`];
+  return { content: [text(lines.join('\n'))], isError: true };
+}
+
+export function healthResult(health: HealthResponse): CallToolResult {
+  const l = health.limits;
+  const lines = [
+    `jube-r ${health.version}, R ${health.rVersion}`,
+    `sandbox layers below R (${health.sandbox.source}): ${health.sandbox.layers.join(', ') || 'none reported'}`,
+    `isolation: one execution environment per ${health.isolation.mode} (boundary ${health.isolation.boundary}, tenancy ${health.isolation.tenancy})`,
+    `timeout: ${l.scriptTimeoutSecondsDefault} s by default, at most ${l.scriptTimeoutSecondsMax} s`,
+    `script: at most ${l.maxScriptBytes} bytes, nesting ${l.maxScriptNestingDepth}`,
+    `output: console ${l.maxConsoleOutputBytes} bytes, value ${l.maxValueBytes} bytes, response ${l.maxResponseBytes} bytes`,
+    `plots: at most ${l.maxPlots} (${l.maxPlotsBytes} bytes), ${l.plotWidthDefault}x${l.plotHeightDefault} px at ${l.plotDpiDefault} dpi by default, ${l.minPlotPixels}-${l.maxPlotPixels} px, ${l.minPlotDpi}-${l.maxPlotDpi} dpi`,
+    `out/ files: at most ${l.maxFiles} (${l.maxFilesBytes} bytes)`,
+    `bindings: ${l.maxVariables} variables (arrays of ${l.maxVariableArrayLength}, strings of ${l.maxVariableStringBytes} bytes), ${l.maxDataframes} dataframes, context ${l.maxContextDepth} levels deep`,
+    `blocked packages: ${health.rules.packages.blocked.map((p) => p.name).join(', ') || 'none'}`,
+    'the full limits and rules are in structuredContent',
+  ];
+  return { content: [text(lines.join('\n'))], structuredContent: health };
+}
+
+export function packagesResult(packages: PackagesResponse): CallToolResult {
+  const lines = [`R ${packages.rVersion}; library() any of these:`, ...packages.packages.map((p) => `${p.name} ${p.version}${p.source === 'base' ? ' (base)' : ''}`)];
+  return { content: [text(lines.join('\n'))], structuredContent: packages };
+}
