@@ -3,6 +3,7 @@
  * address by default) and the target (a URL through the client, or the local stack in-process).
  */
 import { z } from 'zod';
+import { httpTimeoutMs as httpTimeoutMsOf } from '../client/jube-r-client.ts';
 import { UsageError } from '../cli/script-arguments.ts';
 import { checkedSessionId } from './session.ts';
 
@@ -25,6 +26,8 @@ export interface McpArguments {
   /** stdio only: the session's X-Jube-Session; default a fresh id per server process. */
   readonly session: string | undefined;
   readonly httpTimeoutMs: number | undefined;
+  /** A deployed API's OrchestratorMinimumHttpTimeoutMs: the client waits longer than its longest run. */
+  readonly minimumHttpTimeoutMs: number | undefined;
 }
 
 function wholeNumber(flag: string, raw: string, min: number, max: number): number {
@@ -46,6 +49,8 @@ export function parseMcpArguments(args: readonly string[], env: NodeJS.ProcessEn
   let tenant: string | undefined;
   let session: string | undefined;
   let httpTimeoutMs: number | undefined;
+  const minFromEnv = env['JUBE_R_MIN_HTTP_TIMEOUT_MS'];
+  let minimumHttpTimeoutMs = minFromEnv ? wholeNumber('JUBE_R_MIN_HTTP_TIMEOUT_MS', minFromEnv, 1, 3_600_000) : undefined;
   for (let i = 0; i < args.length; i += 1) {
     const arg = args[i]!;
     const value = (): string => {
@@ -65,9 +70,10 @@ export function parseMcpArguments(args: readonly string[], env: NodeJS.ProcessEn
     else if (arg === '--tenant') tenant = value();
     else if (arg === '--session') session = checkedOption(value());
     else if (arg === '--http-timeout') httpTimeoutMs = wholeNumber(arg, value(), 1, 3_600_000);
+    else if (arg === '--min-http-timeout') minimumHttpTimeoutMs = wholeNumber(arg, value(), 1, 3_600_000);
     else throw new UsageError(`unknown option ${arg}`);
   }
-  const base = { help, transport: http ? 'http' : 'stdio', host, port: port ?? DEFAULT_HTTP_PORT, maxSessions, tenant, session, httpTimeoutMs } as const;
+  const base = { help, transport: http ? 'http' : 'stdio', host, port: port ?? DEFAULT_HTTP_PORT, maxSessions, tenant, session, httpTimeoutMs, minimumHttpTimeoutMs } as const;
   if (help) return { ...base, target: { kind: 'local' } };
   if (!http && (port !== undefined || host !== '127.0.0.1')) throw new UsageError('--port and --host need --http');
   if (http && session !== undefined) throw new UsageError('--session is for stdio: over HTTP each MCP session gets its own');
@@ -76,6 +82,11 @@ export function parseMcpArguments(args: readonly string[], env: NodeJS.ProcessEn
   url ??= env['JUBE_R_API_URL'] || undefined;
   if (url === undefined) throw new UsageError('no target: pass --local (the local stack in this process) or --url URL (or set JUBE_R_API_URL)');
   if (!z.url().safeParse(url).success) throw new UsageError(`--url ${url} is not a URL`);
+  try {
+    httpTimeoutMsOf(new URL(url), minimumHttpTimeoutMs, httpTimeoutMs);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (--min-http-timeout or JUBE_R_MIN_HTTP_TIMEOUT_MS)`);
+  }
   return { ...base, target: { kind: 'url', url, sign, region } };
 }
 

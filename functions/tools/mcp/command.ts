@@ -27,7 +27,9 @@ An MCP server with the tools r_health, r_packages, r_validate, r_execute and r_h
   --region R           signing region (default: from an execute-api host, or AWS_REGION)
   --tenant T           X-Jube-Tenant for /execute
   --session S          stdio: the X-Jube-Session (default: a new one per process)
-  --http-timeout MS    per request to the API
+  --http-timeout MS    per request to the API (above the minimum)
+  --min-http-timeout MS  a deployed API's stack output OrchestratorMinimumHttpTimeoutMs (required
+                       but for a local URL; or JUBE_R_MIN_HTTP_TIMEOUT_MS)
   --http               Streamable HTTP instead of stdio
   --host H             with --http: the address to bind (default 127.0.0.1)
   --port N             with --http: the port (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)

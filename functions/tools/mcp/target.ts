@@ -21,6 +21,7 @@ export async function openTarget(args: McpArguments, env: NodeJS.ProcessEnv): Pr
   const common = {
     ...(args.tenant ? { tenant: args.tenant } : {}),
     ...(args.httpTimeoutMs ? { timeoutMs: args.httpTimeoutMs } : {}),
+    ...(args.minimumHttpTimeoutMs ? { minimumHttpTimeoutMs: args.minimumHttpTimeoutMs } : {}),
   };
   if (args.target.kind === 'url') {
     const { url, sign, region } = args.target;

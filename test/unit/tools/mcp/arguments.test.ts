@@ -14,7 +14,15 @@ describe('parseMcpArguments', () => {
 
   it('takes the URL from --url or JUBE_R_API_URL, signed unless --no-sign', () => {
     expect(parseMcpArguments(['--url', 'http://127.0.0.1:8080', '--no-sign'], {}).target).toEqual({ kind: 'url', url: 'http://127.0.0.1:8080', sign: false, region: undefined });
-    expect(parseMcpArguments([], { JUBE_R_API_URL: 'https://a.execute-api.eu-west-1.amazonaws.com/prod' }).target).toMatchObject({ kind: 'url', sign: true });
+    expect(parseMcpArguments([], { JUBE_R_API_URL: 'https://a.execute-api.eu-west-1.amazonaws.com/prod', JUBE_R_MIN_HTTP_TIMEOUT_MS: '142000' }).target).toMatchObject({ kind: 'url', sign: true });
+  });
+
+  it('needs a deployed API\'s minimum HTTP timeout, and waits longer than it', () => {
+    const deployed = ['--url', 'https://a.execute-api.eu-west-1.amazonaws.com/prod'];
+    expect(() => parseMcpArguments(deployed, {})).toThrow(/OrchestratorMinimumHttpTimeoutMs.*--min-http-timeout/);
+    expect(parseMcpArguments([...deployed, '--min-http-timeout', '142000'], {}).minimumHttpTimeoutMs).toBe(142_000);
+    expect(() => parseMcpArguments([...deployed, '--min-http-timeout', '142000', '--http-timeout', '30000'], {})).toThrow(/must exceed/);
+    expect(parseMcpArguments(['--url', 'http://127.0.0.1:8080', '--no-sign'], {}).minimumHttpTimeoutMs).toBeUndefined();
   });
 
   it.each([
