@@ -122,6 +122,15 @@ describe('in-process, on the local stack\'s handlers', () => {
     expect(firstText(await call(client, 'r_health', {}))).toContain(`R ${health.rVersion}`);
     expect(firstText(await call(client, 'r_packages', {}))).toMatch(/\nggplot2 \d/);
   });
+
+  it('shows an installed function\'s help page, and the nearest topics for one that does not exist', async () => {
+    const page = await call(client, 'r_help', { topic: 'mutate', package: 'dplyr' });
+    expect(page.isError).toBeFalsy();
+    expect(firstText(page)).toMatch(/mutate\(\.data, \.\.\.\)/);
+    const miss = await call(client, 'r_help', { topic: 'mutatee' });
+    expect(miss.isError).toBe(true);
+    expect(firstText(miss)).toContain('mutate');
+  });
 });
 
 describe('over stdio: jube-r mcp --local, spawned as a host spawns it', () => {
