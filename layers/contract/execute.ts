@@ -269,10 +269,18 @@ const ErrorDetailsSchema = z.strictObject({
   message: z.string(),
   /** The call that signalled it, deparsed and capped; null at the top level or when R gives none. */
   call: z.string().nullable(),
-  /** Where the top-level expression that was running starts in the submitted script. */
+  /**
+   * The innermost place in the submitted script: the innermost frame the script wrote, or inside
+   * the running top-level expression the missing name or the call it made (a pipeline's stage).
+   */
   ...position,
+  /** Where the top-level expression that was running starts (a pipeline's first line). */
+  expressionLine: z.number().int().min(1).optional(),
+  expressionColumn: z.number().int().min(1).optional(),
   /** The script's own frames, outermost first (package internals left out), capped. */
   traceback: z.array(TracebackFrameSchema),
+  /** What the service can tell from what it has: a close name ("did you mean `mpg`?"), a package that exports a function. */
+  hints: z.array(z.string()).optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 

@@ -75,7 +75,10 @@ export const EnvelopeErrorDetailsSchema = z.strictObject({
   message: text,
   call: text.nullable(),
   ...position,
+  expressionLine: line.optional(),
+  expressionColumn: line.optional(),
   traceback: z.array(z.strictObject({ call: text, ...position })).max(L.maxTracebackFrames),
+  hints: z.array(text).max(L.maxNotes).optional(),
 });
 
 export const EnvelopeWarningDetailSchema = z.strictObject({ message: text, call: text.nullable(), ...position });

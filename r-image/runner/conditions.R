@@ -64,17 +64,40 @@ new_condition_logs <- function(caps, here) {
 }
 
 # The error that ended the script, from inside the calling handler (the stack is still there).
-# `calls` is sys.calls() there; `exprs` and `current` say which top-level expression was running.
-error_details <- function(e, calls, exprs, current, caps) {
-  message <- tryCatch(condition_message(e), error = function(err) subset2(e, "message"))
-  message <- if (is.character(message) && length(message) >= 1L) paste(message, collapse = "\n") else ""
+# `calls` is sys.calls() there; `exprs` and `current` say which top-level expression was running;
+# `script_env` and `packages` feed the hints (error-cause.R). `line` and `column` are the innermost
+# place in the script; `expressionLine` and `expressionColumn` where the top-level expression starts.
+error_details <- function(e, calls, exprs, current, caps, script_env = emptyenv(), packages = character()) {
+  chain <- condition_chain(e)
+  message <- chain_message(e, chain)
   details <- list(
     class = as.list(class(e)),
     message = truncate_bytes(message, caps$errorBytes),
     call = call_text(subset2(e, "call"), caps$callBytes)
   )
   top <- if (current > 0L) expression_position(exprs, current) else list()
-  c(details, top, list(traceback = script_frames(calls, attr(exprs, "srcfile"), top, caps)))
+  frames <- script_frames(calls, attr(exprs, "srcfile"), top, caps)
+  if (length(top) == 0L) return(c(details, list(traceback = frames)))
+  tokens <- tryCatch(expression_tokens(exprs, current), error = function(err) NULL)
+  messages <- c(message, vapply(chain, own_message, ""))
+  missing <- missing_name(messages)
+  top_call <- script_top_call(calls)
+  at <- tryCatch(innermost_position(frames, tokens, missing, top_call), error = function(err) NULL)
+  if (is.null(at)) at <- top
+  hints <- tryCatch(error_hints(messages, missing, script_env, tokens, packages), error = function(err) character())
+  c(
+    details, at, list(expressionLine = top$line, expressionColumn = top$column, traceback = frames),
+    if (length(hints) > 0L) list(hints = as.list(vapply(hints, truncate_bytes, "", max_bytes = caps$callBytes, USE.NAMES = FALSE)))
+  )
+}
+
+# The call the running top-level expression made (the first frame below the loop's eval()), or NULL.
+script_top_call <- function(calls) {
+  first <- Position(function(call) identical(call, top_level_call), calls)
+  if (is.na(first)) return(NULL)
+  while (first < length(calls) && identical(calls[[first + 1L]], top_level_call)) first <- first + 1L
+  call <- if (first + 1L < length(calls)) calls[[first + 1L]]
+  if (is.call(call) && !identical(call[[1L]], quote(.handleSimpleError))) call
 }
 
 # The script's own frames, outermost first: the call the top-level expression made (at that

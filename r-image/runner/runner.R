@@ -18,7 +18,7 @@ local({
   parts <- c(
     "seam.R", "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "literal-calls.R", "saved-options.R",
     "revalidate-packages.R", "revalidate.R", "mask.R", "safe-calls.R", "guards-env.R", "guards-frames.R",
-    "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "inputs.R", "conditions.R", "plots.R", "value.R",
+    "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "inputs.R", "conditions.R", "error-cause.R", "plots.R", "value.R",
     "evaluate.R", "main.R"
   )
   for (part in parts) {

@@ -28,6 +28,8 @@ export interface CappedEnvelope {
 /** Class vectors are R's, a handful of short names; anything longer is not R's. */
 const MAX_CLASSES = 16;
 const MAX_CLASS_BYTES = 256;
+/** The runner gives at most one hint per kind of mistake it recognises. */
+const MAX_HINTS = 5;
 
 function capClasses(classes: readonly string[]): { value: string[]; cut: boolean } {
   const value = classes.slice(0, MAX_CLASSES).map((c) => capText(c, MAX_CLASS_BYTES).value);
@@ -39,14 +41,17 @@ export function capErrorDetails(details: NonNullable<RunnerEnvelope['errorDetail
   const call = details.call === null ? { value: null, truncated: false } : capText(details.call, caps.callBytes);
   const frames = details.traceback.slice(0, caps.tracebackFrames).map((f) => ({ ...f, call: capText(f.call, caps.callBytes) }));
   const cls = capClasses(details.class);
+  const hints = details.hints?.slice(0, MAX_HINTS).map((h) => capText(h, caps.noteBytes));
   const value: ErrorDetails = {
     ...details,
     class: cls.value,
     message: message.value,
     call: call.value,
     traceback: frames.map((f) => ({ ...f, call: f.call.value })),
+    ...(hints ? { hints: hints.map((h) => h.value) } : {}),
   };
-  const cut = message.truncated || call.truncated || cls.cut || details.traceback.length > frames.length || frames.some((f) => f.call.truncated);
+  const cut = message.truncated || call.truncated || cls.cut || details.traceback.length > frames.length || frames.some((f) => f.call.truncated) ||
+    (details.hints?.length ?? 0) > MAX_HINTS || hints?.some((h) => h.truncated) === true;
   return { value, cut };
 }
 

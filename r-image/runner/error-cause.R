@@ -1,0 +1,197 @@
+# The error that ended the script, as an agent needs it to act in one step: the whole chain of
+# causes (rlang chains errors through `parent`), where in the script it happened (the innermost
+# place the script itself wrote, not where its top-level expression starts), and hints drawn from
+# what this process already knows (the script's names, its data frames' columns, the installed
+# packages' exports). Everything here runs in the error handler, under the script's time limit,
+# and never calls code the script defined: values are read with primitives that do not dispatch.
+
+# The condition and its parents, outermost first.
+condition_chain <- function(e, max_depth = 10L) {
+  chain <- list(e)
+  repeat {
+    parent <- subset2(chain[[length(chain)]], "parent")
+    if (!inherits(parent, "condition") || length(chain) >= max_depth) break
+    chain[[length(chain) + 1L]] <- parent
+  }
+  chain
+}
+
+own_message <- function(cnd) {
+  msg <- subset2(cnd, "message")
+  if (is.character(msg) && length(msg) >= 1L) paste(msg, collapse = "\n") else ""
+}
+
+# The full message of `e`: R's conditionMessage() (rlang's already names every cause), then each
+# parent it left out as "Caused by error in <call>: <message>".
+chain_message <- function(e, chain) {
+  text <- tryCatch(condition_message(e), error = function(err) own_message(e))
+  text <- if (is.character(text) && length(text) >= 1L) paste(text, collapse = "\n") else own_message(e)
+  for (parent in chain[-1L]) {
+    msg <- own_message(parent)
+    if (!nzchar(msg) || grepl(msg, text, fixed = TRUE)) next
+    call <- call_text(subset2(parent, "call"), 200L)
+    text <- paste0(text, "\nCaused by error", if (!is.null(call)) paste0(" in `", call, "`"), ": ", msg)
+  }
+  text
+}
+
+# The parse data of the top-level expression `i`: its tokens, each with its depth in the tree.
+expression_tokens <- function(exprs, i) {
+  pd <- tryCatch(utils::getParseData(attr(exprs, "srcfile")), error = function(e) NULL)
+  ref <- attr(exprs, "srcref")[[i]]
+  if (is.null(pd) || nrow(pd) == 0L) return(NULL)
+  inside <- (pd$line1 > ref[[1L]] | (pd$line1 == ref[[1L]] & pd$col1 >= ref[[5L]])) &
+    (pd$line2 < ref[[3L]] | (pd$line2 == ref[[3L]] & pd$col2 <= ref[[6L]]))
+  pd <- pd[inside, , drop = FALSE]
+  parent_of <- stats::setNames(pd$parent, pd$id)
+  pd$depth <- vapply(pd$id, function(id) {
+    depth <- 0L
+    while (!is.na(parent_of[as.character(id)]) && depth < 10000L) {
+      id <- parent_of[[as.character(id)]]
+      depth <- depth + 1L
+    }
+    depth
+  }, 0L)
+  pd[pd$terminal, , drop = FALSE]
+}
+
+# Where `text` is written as a `token` in the expression: the shallowest occurrence (the outer
+# call of g(f(g(x))), the last stage of a pipeline), or NULL.
+token_position <- function(tokens, token, text) {
+  hits <- tokens[tokens$token == token & tokens$text == text, , drop = FALSE]
+  if (is.null(hits) || nrow(hits) == 0L) return(NULL)
+  hit <- hits[order(hits$depth, hits$line1, hits$col1), , drop = FALSE][1L, ]
+  list(line = hit$line1, column = hit$col1)
+}
+
+# The name an "object not found" or "could not find function" error is about, and its token.
+missing_name <- function(messages) {
+  for (msg in messages) {
+    object <- regmatches(msg, regexec("object '([^']+)' not found", msg))[[1L]]
+    if (length(object) == 2L) return(list(name = object[[2L]], token = "SYMBOL", kind = "object"))
+    fun <- regmatches(msg, regexec("could not find function \"([^\"]+)\"", msg))[[1L]]
+    if (length(fun) == 2L) return(list(name = fun[[2L]], token = "SYMBOL_FUNCTION_CALL", kind = "function"))
+  }
+  NULL
+}
+
+# The innermost place in the script: the innermost frame the script wrote (its srcref) when the
+# error came from inside a function the script defined; else, inside the top-level expression,
+# the missing name itself or the call the top-level expression made (the `arrange` of a pipeline).
+innermost_position <- function(frames, tokens, missing, top_call) {
+  if (length(frames) > 1L) {
+    last <- frames[[length(frames)]]
+    return(last[c("line", "column")])
+  }
+  if (is.null(tokens)) return(NULL)
+  if (!is.null(missing)) {
+    at <- token_position(tokens, missing$token, missing$name)
+    if (!is.null(at)) return(at)
+  }
+  if (is.call(top_call) && is.symbol(top_call[[1L]])) token_position(tokens, "SYMBOL_FUNCTION_CALL", as.character(top_call[[1L]]))
+}
+
+# A binding of `env` read without running anything: no active binding, no promise the script made.
+plain_value <- function(name, env) {
+  if (!exists(name, envir = env, inherits = FALSE) || bindingIsActive(name, env)) return(NULL)
+  get(name, envir = env, inherits = FALSE)
+}
+
+# Names an agent may have meant: the script's variables, and the columns of every data frame the
+# script made or the failing expression names (a dataset such as mtcars included).
+known_names <- function(script_env, tokens) {
+  variables <- ls(script_env)
+  found <- list()
+  symbols <- unique(c(variables, if (!is.null(tokens)) tokens$text[tokens$token == "SYMBOL"]))
+  datasets <- if ("package:datasets" %in% search()) as.environment("package:datasets")
+  for (name in utils::head(symbols, 500L)) {
+    value <- if (name %in% variables) plain_value(name, script_env) else if (!is.null(datasets)) plain_value(name, datasets)
+    if (inherits(value, "data.frame")) {
+      for (column in as.character(attr(value, "names"))) found[[length(found) + 1L]] <- c(column, name)
+    }
+  }
+  columns <- if (length(found) > 0L) do.call(rbind, found) else matrix(character(), 0L, 2L)
+  list(variables = variables, columns = columns)
+}
+
+# Up to three of the nearest names, within two edits of `name` (a transposition counts as two).
+close_names <- function(name, candidates) {
+  candidates <- unique(candidates[nzchar(candidates) & candidates != name])
+  if (length(candidates) == 0L) return(character())
+  distance <- drop(utils::adist(name, candidates))
+  near <- distance <= min(2L, max(1L, nchar(name) - 1L)) & distance == min(distance)
+  utils::head(candidates[near], 3L)
+}
+
+did_you_mean <- function(missing, known) {
+  near_columns <- close_names(missing$name, known$columns[, 1L])
+  if (length(near_columns) > 0L) {
+    owners <- vapply(near_columns, function(c) known$columns[known$columns[, 1L] == c, 2L][[1L]], "")
+    return(sprintf("did you mean %s?", paste0("`", near_columns, "` (a column of `", owners, "`)", collapse = ", ")))
+  }
+  near <- close_names(missing$name, known$variables)
+  if (length(near) > 0L) sprintf("did you mean %s?", paste0("`", near, "`", collapse = ", "))
+}
+
+# The installed packages (of those a script may load) that export `name`, read from each one's
+# NAMESPACE file without loading it.
+exporting_packages <- function(name, packages) {
+  Filter(function(pkg) {
+    tryCatch({
+      if (pkg %in% loadedNamespaces()) return(name %in% getNamespaceExports(pkg))
+      dir <- find.package(pkg, quiet = TRUE)
+      if (length(dir) != 1L) return(FALSE)
+      ns <- parseNamespaceFile(basename(dir), dirname(dir))
+      name %in% ns$exports || any(vapply(ns$exportPatterns, function(p) grepl(p, name), FALSE))
+    }, error = function(e) FALSE)
+  }, setdiff(packages, "base"))
+}
+
+where_exported <- function(name, packages, not_from = NULL) {
+  homes <- setdiff(exporting_packages(name, packages), not_from)
+  if (length(homes) == 0L) return(NULL)
+  sprintf(
+    "`%s` is in %s: call %s, or library(%s) first", name, paste(homes, collapse = ", "),
+    paste0(homes, "::", name, "()", collapse = " or "), homes[[1L]]
+  )
+}
+
+# Hints for the commonest mistakes an agent makes, from the messages of the chain.
+error_hints <- function(messages, missing, script_env, tokens, packages) {
+  hints <- character()
+  if (!is.null(missing) && identical(missing$kind, "object")) {
+    hint <- did_you_mean(missing, known_names(script_env, tokens))
+    if (!is.null(hint)) hints <- c(hints, hint)
+  }
+  if (!is.null(missing) && identical(missing$kind, "function")) {
+    hint <- where_exported(missing$name, packages)
+    if (!is.null(hint)) hints <- c(hints, hint)
+  }
+  for (msg in messages) {
+    hit <- regmatches(msg, regexec("'([^']+)' is not an exported object from 'namespace:([^']+)'", msg))[[1L]]
+    if (length(hit) == 3L) {
+      hint <- where_exported(hit[[2L]], packages, not_from = hit[[3L]])
+      if (!is.null(hint)) hints <- c(hints, hint)
+    }
+  }
+  unique(hints)
+}
+
+# The one line of the script at `line`, trimmed and capped.
+script_line <- function(srcfile, line, max_bytes) {
+  text <- tryCatch(getSrcLines(srcfile, line, line), error = function(e) character())
+  if (length(text) != 1L) return(NULL)
+  truncate_bytes(trimws(text), max_bytes)
+}
+
+# The `error` field: R's "Error in <call>: <message>" with the whole chain, the line of the
+# script where it happened, and the hints.
+error_text <- function(e, details, srcfile, caps) {
+  text <- format_error(e, caps$errorBytes, message = details$message)
+  if (!is.null(details$line)) {
+    code <- script_line(srcfile, details$line, caps$callBytes)
+    text <- paste0(text, "\nAt line ", details$line, if (!is.null(code) && nzchar(code)) paste0(": ", code))
+  }
+  for (hint in unlist(details$hints)) text <- paste0(text, "\nHint: ", hint)
+  cap_string(text, caps$errorBytes)
+}
