@@ -284,7 +284,11 @@ const ErrorDetailsSchema = z.strictObject({
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 
-const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
+/**
+ * What `warnings[i]` came with: its call and line (its text is only in `warnings`). `count`: how
+ * many identical warnings (same text, call and line) were folded into it, when more than one.
+ */
+const WarningDetailSchema = z.strictObject({ call: z.string().nullable(), ...position, count: z.number().int().min(2).optional() });
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
 /** The last top-level expression's value: JSON where R's value maps onto it, else its printed form. */

@@ -81,7 +81,8 @@ export const EnvelopeErrorDetailsSchema = z.strictObject({
   hints: z.array(text).max(L.maxNotes).optional(),
 });
 
-export const EnvelopeWarningDetailSchema = z.strictObject({ message: text, call: text.nullable(), ...position });
+/** What `warnings[i]` came with; its text is only in `warnings`. `count`: identical ones folded into it. */
+export const EnvelopeWarningDetailSchema = z.strictObject({ call: text.nullable(), ...position, count: positiveInt.min(2).optional() });
 
 /** `json` is any JSON; its nesting is bounded by the reader, its size by the value cap. */
 export const EnvelopeValueSchema = z.discriminatedUnion('kind', [

@@ -15,35 +15,73 @@ call_text <- function(call, max_bytes) {
 }
 
 # One log per kind of condition: kept in order while the count and byte caps allow, the rest counted.
+# A condition identical to one kept (the same text, call and line) is folded into it: it counts,
+# and its text says how many times it came ("... [240 times]"), so a loop's flood costs one entry.
 new_condition_log <- function(max_count, max_bytes) {
   texts <- character()
   details <- list()
+  counts <- integer()
+  seen <- new.env(hash = TRUE, parent = emptyenv())
   dropped <- 0L
   bytes <- 0
   list(
     record = function(text, detail) {
       text <- cap_string(text, max_bytes)
+      key <- paste(text, detail$call, detail$line, detail$column, sep = "\r")
+      index <- seen[[key]]
+      if (!is.null(index)) {
+        counts[[index]] <<- counts[[index]] + 1L
+        return(invisible())
+      }
       size <- nchar(text, type = "bytes")
       if (length(texts) < max_count && bytes + size <= max_bytes) {
         texts[[length(texts) + 1L]] <<- text
-        details[[length(details) + 1L]] <<- c(list(message = text), detail)
+        details[[length(details) + 1L]] <<- detail
+        counts[[length(counts) + 1L]] <<- 1L
+        assign(key, length(texts), envir = seen)
         bytes <<- bytes + size
       } else {
         dropped <<- dropped + 1L
       }
     },
-    texts = function() as.list(texts),
-    details = function() details,
+    texts = function() {
+      as.list(ifelse(counts > 1L, paste0(texts, " [", counts, " times]"), texts))
+    },
+    # What each kept text came with (call, line, column) and its count when it came more than once;
+    # the text itself is only in texts(), so the response does not carry it twice.
+    details = function() {
+      Map(function(detail, count) if (count > 1L) c(detail, list(count = count)) else detail, details, counts)
+    },
     dropped = function() dropped
+  )
+}
+
+# Package start-up messages ("Attaching package", "The following objects are masked", "Registered
+# S3 method overwritten") say nothing about the script's result: they stay out of the console
+# and `messages`, and one note sums them up.
+new_startup_log <- function(max_bytes) {
+  texts <- character()
+  list(
+    record = function(text) texts[[length(texts) + 1L]] <<- gsub("[[:space:]]+", " ", trimws(text)),
+    note = function() {
+      if (length(texts) == 0L) return(NULL)
+      truncate_bytes(
+        sprintf("%d package start-up message(s) left out of consoleOutput and messages: %s", length(texts),
+                paste(texts, collapse = "; ")),
+        max_bytes
+      )
+    }
   )
 }
 
 # The warning and message handlers of the evaluation loop. `here()` is where the running top-level
 # expression starts (an empty list before the script's first expression). Warnings are muffled
-# (they are returned, not printed); messages go on to the console, where they keep their order.
+# (they are returned, not printed); messages go on to the console, where they keep their order,
+# but for package start-up messages, which are muffled and summed up in one note.
 new_condition_logs <- function(caps, here) {
   warnings <- new_condition_log(caps$warnings, caps$warningBytes)
   messages <- new_condition_log(caps$messages, caps$messageBytes)
+  startup <- new_startup_log(caps$messageBytes)
   list(
     warning = function(w) {
       text <- paste(subset2(w, "message"), collapse = "\n")
@@ -52,8 +90,14 @@ new_condition_logs <- function(caps, here) {
     },
     message = function(m) {
       text <- tryCatch(condition_message(m), error = function(e) paste(subset2(m, "message"), collapse = ""))
-      messages$record(sub("\n$", "", paste(text, collapse = "")), list())
+      text <- sub("\n$", "", paste(text, collapse = ""))
+      if (inherits(m, "packageStartupMessage")) {
+        startup$record(text)
+        invokeRestart("muffleMessage")
+      }
+      messages$record(text, list())
     },
+    startup_note = function() startup$note(),
     fields = function() {
       list(
         warnings = warnings$texts(), warningsDropped = warnings$dropped(), warningDetails = warnings$details(),

@@ -119,6 +119,8 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   if (startsWith(plot_capture, "failed")) {
     add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
   }
+  startup_note <- conditions$startup_note()
+  if (!is.null(startup_note)) add_note(startup_note)
   value <- if (identical(outcome$status, "ok")) value_field(last, caps, timeout - elapsed_since(started), add_note)
   flush(stdout())
   c(

@@ -58,10 +58,9 @@ export function capErrorDetails(details: NonNullable<RunnerEnvelope['errorDetail
 function capWarningDetails(details: readonly WarningDetail[], count: number, caps: ResponseCaps): { value: WarningDetail[]; cut: boolean } {
   let cut = details.length > count;
   const value = details.slice(0, count).map((d) => {
-    const message = capText(d.message, caps.warningBytes);
     const call = d.call === null ? { value: null, truncated: false } : capText(d.call, caps.callBytes);
-    cut ||= message.truncated || call.truncated;
-    return { ...d, message: message.value, call: call.value };
+    cut ||= call.truncated;
+    return { ...d, call: call.value };
   });
   return { value, cut };
 }
