@@ -12,6 +12,7 @@
  * the Lambda's handler; the local stack, the CLI, tests and benchmarks create their own.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { resolveOutputBudget } from '../../layers/config/output-budget.ts';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
@@ -140,9 +141,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     let run: RunResult | undefined;
     let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
+    // The request's budget replaces four caps for this run, on both sides of the seam.
+    const budget = resolveOutputBudget(e.outputBudget, config);
     try {
       run = await runInWorkdir(e, layout, {
-        config, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
+        config: { ...config, caps: budget.caps }, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -160,7 +163,10 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     report = { ...report, capsule };
     options.onRunReport?.(report);
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
-    const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
+    const limits = {
+      timeoutSeconds: e.timeoutSeconds, timeoutSecondsMax: config.scriptTimeoutSecondsMax, killGraceSeconds: config.killGraceSeconds,
+      caps: budget.caps, budget,
+    };
     const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
     return {
       apiRequestId: e.requestId,

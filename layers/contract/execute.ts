@@ -141,6 +141,25 @@ const PlotOptionsSchema = z.strictObject({
 export const PlotsRequestSchema = z.union([z.boolean(), PlotOptionsSchema]);
 export type PlotsRequest = z.infer<typeof PlotsRequestSchema>;
 
+const budgetCount = (what: string) => z.number().int(`${what} must be a whole number`).min(1, `${what} must be at least 1`);
+
+/**
+ * `outputBudget`: how much of a run's output the response may carry, for a caller whose context
+ * is small (a model's). Omitted fields take the deployment's defaults; a field above the
+ * deployment's maximum is lowered to it, with a note (GET /health limits: budget*Default, max*).
+ */
+export const OutputBudgetSchema = z.strictObject({
+  /** consoleOutput: its head and tail within this many bytes, cut on line boundaries. */
+  consoleBytes: budgetCount('consoleBytes').optional(),
+  /** value: its JSON or printed form within this many bytes. */
+  valueBytes: budgetCount('valueBytes').optional(),
+  /** warnings (identical ones folded first). */
+  warnings: budgetCount('warnings').optional(),
+  /** messages (identical ones folded first). */
+  messages: budgetCount('messages').optional(),
+});
+export type OutputBudget = z.infer<typeof OutputBudgetSchema>;
+
 /** How deep a context value may nest; R's JSON reader and the checks below walk it. */
 export const CONTEXT_MAX_DEPTH = 20;
 
@@ -213,6 +232,8 @@ export const ExecuteEventSchema = z.strictObject({
   /** Absent: the deployment's plot defaults; the execute function applies them (it trusts no caller). */
   plots: PlotsRequestSchema.optional(),
   context: z.record(z.string(), z.unknown()).optional(),
+  /** As the request gave it; the execute function resolves it against its own configuration. */
+  outputBudget: OutputBudgetSchema.optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
 });

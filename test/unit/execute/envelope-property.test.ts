@@ -63,7 +63,7 @@ function envelopeObject(r: Rng): Record<string, unknown> {
       traceback: Array.from({ length: over([0, 10, 100], [101]) }, (_, i) => ({ call: i < 2 ? bigString(r) : 'f(x)', line: 1 })),
     };
   }
-  if (r.next() < 0.5) e['warningDetails'] = strings(r).map((message, i) => ({ message, call: i < 2 && r.next() < 0.5 ? bigString(r) : null }));
+  if (r.next() < 0.5) e['warningDetails'] = strings(r).map((_message, i) => ({ call: i < 2 && r.next() < 0.5 ? bigString(r) : null }));
   if (r.next() < 0.6) {
     e['value'] = r.next() < 0.5
       ? { kind: 'printed', class: ['x'], printed: bigString(r) }

@@ -110,7 +110,7 @@ describe('a run without an envelope', () => {
   it('names the signal when there is one, and caps the message', () => {
     const outcome: ExecuteOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output(), artifacts: noArtifacts };
     const response = executeResponse(outcome, limits, base);
-    expect(response.error).toBe(`R exited without a result (signal SIGKILL; ${'r'.repeat(100)})`.slice(0, 64));
+    expect(response.error).toBe(`R was ended by signal SIGKILL before it wrote a result (not by the script's time limit: the kernel's out-of-memory killer, a crash in native code or another process; ${'r'.repeat(100)})`.slice(0, 64));
     expect(response.truncated).toBe(true);
   });
 });
