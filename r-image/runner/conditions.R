@@ -125,8 +125,8 @@ error_details <- function(e, calls, exprs, current, caps, script_env = emptyenv(
   tokens <- tryCatch(expression_tokens(exprs, current), error = function(err) NULL)
   messages <- c(message, vapply(chain, own_message, ""))
   missing <- missing_name(messages)
-  top_call <- script_top_call(calls)
-  at <- tryCatch(innermost_position(frames, tokens, missing, top_call), error = function(err) NULL)
+  near <- list(script_top_call(calls), subset2(e, "call"))
+  at <- tryCatch(innermost_position(frames, tokens, missing, near), error = function(err) NULL)
   if (is.null(at)) at <- top
   hints <- tryCatch(error_hints(messages, missing, script_env, tokens, packages), error = function(err) character())
   c(

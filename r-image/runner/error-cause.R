@@ -78,7 +78,9 @@ missing_name <- function(messages) {
 # The innermost place in the script: the innermost frame the script wrote (its srcref) when the
 # error came from inside a function the script defined; else, inside the top-level expression,
 # the missing name itself or the call the top-level expression made (the `arrange` of a pipeline).
-innermost_position <- function(frames, tokens, missing, top_call) {
+# `calls`: the call the top-level expression made, then the error's own call (a primitive such as
+# sqrt() has no frame of its own).
+innermost_position <- function(frames, tokens, missing, calls) {
   if (length(frames) > 1L) {
     last <- frames[[length(frames)]]
     return(last[c("line", "column")])
@@ -88,7 +90,12 @@ innermost_position <- function(frames, tokens, missing, top_call) {
     at <- token_position(tokens, missing$token, missing$name)
     if (!is.null(at)) return(at)
   }
-  if (is.call(top_call) && is.symbol(top_call[[1L]])) token_position(tokens, "SYMBOL_FUNCTION_CALL", as.character(top_call[[1L]]))
+  for (call in calls) {
+    if (!is.call(call) || !is.symbol(call[[1L]])) next
+    at <- token_position(tokens, "SYMBOL_FUNCTION_CALL", as.character(call[[1L]]))
+    if (!is.null(at)) return(at)
+  }
+  NULL
 }
 
 # A binding of `env` read without running anything: no active binding, no promise the script made.
@@ -114,11 +121,14 @@ known_names <- function(script_env, tokens) {
   list(variables = variables, columns = columns)
 }
 
-# Up to three of the nearest names, within two edits of `name` (a transposition counts as two).
+# Up to three of the nearest names, within two edits of `name` (a transposition counts as one).
 close_names <- function(name, candidates) {
   candidates <- unique(candidates[nzchar(candidates) & candidates != name])
   if (length(candidates) == 0L) return(character())
   distance <- drop(utils::adist(name, candidates))
+  # A swap of letters (mgp for mpg) is one mistake, not the two edits adist() counts.
+  sorted <- function(x) vapply(strsplit(x, ""), function(chars) paste(sort(chars), collapse = ""), "")
+  distance <- distance - (distance == 2L & sorted(candidates) == sorted(name))
   near <- distance <= min(2L, max(1L, nchar(name) - 1L)) & distance == min(distance)
   utils::head(candidates[near], 3L)
 }

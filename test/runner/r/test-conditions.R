@@ -6,7 +6,7 @@ caps <- list(
 )
 
 # The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
-details_of <- function(text) {
+details_of <- function(text, packages = character()) {
   exprs <- parse(text = text, keep.source = TRUE)
   script_env <- new.env(parent = globalenv())
   current <- 0L
@@ -18,7 +18,7 @@ details_of <- function(text) {
         expr <- exprs[[i]]
         eval(expr, script_env)
       },
-      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps)
+      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
     ),
     error = function(e) NULL
   )
@@ -38,7 +38,7 @@ case("a condition log keeps texts within the count and byte caps and counts the 
   for (text in c("aaaa", "bbbb", "cccc")) log$record(text, list(line = 1L))
   expect_identical(log$texts(), list("aaaa", "bbbb"))
   expect_identical(log$dropped(), 1L)
-  expect_identical(log$details()[[1L]], list(message = "aaaa", line = 1L))
+  expect_identical(log$details()[[1L]], list(line = 1L))
   bytes <- runner$new_condition_log(10L, 6L)
   for (text in c("aaaa", "bbbb")) bytes$record(text, list())
   expect_identical(bytes$texts(), list("aaaa"))
@@ -46,7 +46,7 @@ case("a condition log keeps texts within the count and byte caps and counts the 
 case("an error at the top level has no call and no frames, but its line", {
   details <- details_of("x <- 1\nundefined_thing")
   expect_identical(details$call, NULL)
-  expect_identical(details[c("line", "column")], list(line = 2L, column = 1L))
+  expect_identical(details[c("line", "column", "expressionLine")], list(line = 2L, column = 1L, expressionLine = 2L))
   expect_identical(details$traceback, list())
   expect_identical(details$message, "object 'undefined_thing' not found")
 })
@@ -71,4 +71,52 @@ case("the class of a classed condition is kept whole, most specific first", {
   script <- "stop(structure(class = c('my_error', 'error', 'condition'), list(message = 'm', call = NULL)))"
   details <- details_of(script)
   expect_identical(details$class, list("my_error", "error", "condition"))
+})
+case("identical conditions fold into one with a count; the text is not repeated in the details", {
+  log <- runner$new_condition_log(5L, 1000L)
+  for (i in 1:240) log$record("same", list(call = NULL, line = 2L, column = 1L))
+  log$record("same", list(call = NULL, line = 3L, column = 1L))
+  expect_identical(log$texts(), list("same [240 times]", "same"))
+  expect_identical(log$details(), list(list(call = NULL, line = 2L, column = 1L, count = 240L), list(call = NULL, line = 3L, column = 1L)))
+  expect_identical(log$dropped(), 0L)
+})
+case("package start-up messages become one note", {
+  logs <- runner$new_condition_logs(caps, function() list())
+  expect_identical(logs$startup_note(), NULL)
+  withCallingHandlers(
+    {
+      packageStartupMessage("Attaching package: 'x'\n")
+      message("kept")
+    },
+    message = logs$message
+  )
+  expect_identical(logs$fields()$messages, list("kept"))
+  expect_identical(logs$startup_note(), "1 package start-up message(s) left out of consoleOutput and messages: Attaching package: 'x'")
+})
+case("a chained error's message names every cause, each with its call", {
+  script <- paste0(
+    "inner <- simpleError('the real cause', call = quote(g(1)))\n",
+    "stop(structure(class = c('wrapped', 'error', 'condition'), list(message = 'outer', call = NULL, parent = inner)))"
+  )
+  expect_identical(details_of(script)$message, "outer\nCaused by error in `g(1)`: the real cause")
+})
+case("the line is the innermost place in the script; the expression's start is context", {
+  details <- details_of("x <- 1\ny <- c(1,\n  2) +\n  undefined_thing")
+  expect_identical(details[c("line", "column", "expressionLine", "expressionColumn")], list(line = 4L, column = 3L, expressionLine = 2L, expressionColumn = 1L))
+  called <- details_of("f <- function(x) x\nf(1) |>\n  f() |>\n  sqrt(\"a\")")
+  expect_identical(called[c("line", "expressionLine")], list(line = 4L, expressionLine = 2L))
+})
+case("an object not found close to a column or a variable gets a hint", {
+  expect_identical(details_of("df <- data.frame(alpha = 1)\ndf$alpha + alhpa")$hints, list("did you mean `alpha` (a column of `df`)?"))
+  expect_identical(details_of("total <- 1\ntotl + 1")$hints, list("did you mean `total`?"))
+  expect_identical(details_of("zzz_unrelated + 1")$hints, NULL)
+})
+case("a function not exported from one package names the installed package that exports it", {
+  hints <- runner$error_hints(
+    "'fromJSON' is not an exported object from 'namespace:utils'", NULL, emptyenv(), NULL, c("utils", "jsonlite")
+  )
+  expect_identical(hints, "`fromJSON` is in jsonlite: call jsonlite::fromJSON(), or library(jsonlite) first")
+  missing <- details_of("toJSON(1)", packages = c("stats", "jsonlite"))
+  # Capped at caps$callBytes (40 here).
+  expect_true(startsWith(missing$hints[[1L]], "`toJSON` is in jsonlit"))
 })
