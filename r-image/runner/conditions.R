@@ -131,7 +131,9 @@ error_details <- function(e, calls, exprs, current, caps, script_env = emptyenv(
   hints <- tryCatch(error_hints(messages, missing, script_env, tokens, packages), error = function(err) character())
   c(
     details, at, list(expressionLine = top$line, expressionColumn = top$column, traceback = frames),
-    if (length(hints) > 0L) list(hints = as.list(vapply(hints, truncate_bytes, "", max_bytes = caps$callBytes, USE.NAMES = FALSE)))
+    if (length(hints) > 0L) {
+      list(hints = as.list(vapply(hints, truncate_bytes, "", max_bytes = caps$callBytes, USE.NAMES = FALSE)))
+    }
   )
 }
 
