@@ -1,5 +1,7 @@
 # Writes the package manifest GET /packages serves: every package declared in packages.R and
-# every base package, with the version actually installed in this R library.
+# every base package, with the version actually installed in this R library; and `installed`,
+# the name of every package this library holds (declared packages' dependencies and R's
+# recommended ones too), so no check calls an installed package "not installed".
 # Usage: Rscript scripts/write-manifest.R PACKAGES_R OUT_JSON
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) != 2L) stop("usage: write-manifest.R PACKAGES_R OUT_JSON", call. = FALSE)
@@ -17,6 +19,7 @@ entry <- function(name, source) {
 manifest <- list(
   rVersion = paste(R.version$major, R.version$minor, sep = "."),
   declared = declared,
+  installed = sort(unique(rownames(installed.packages()))),
   packages = c(
     lapply(sort(declared), entry, source = "packages.R"),
     lapply(sort(setdiff(base_pkgs, declared)), entry, source = "base")

@@ -12,6 +12,7 @@
  * the Lambda's handler; the local stack, the CLI, tests and benchmarks create their own.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { resolveOutputBudget } from '../../layers/config/output-budget.ts';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
@@ -141,9 +142,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     let run: RunResult | undefined;
     let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
+    // The request's budget replaces four caps for this run, on both sides of the seam.
+    const budget = resolveOutputBudget(e.outputBudget, config);
     try {
       run = await runInWorkdir(e, layout, {
-        config, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
+        config: { ...config, caps: budget.caps }, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -163,7 +166,10 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     // Counted by a metric filter (monitoring.ts): a presigned host the network does not let through fails every download.
     if (run.outcome.kind === 'not-staged') logger.warn(DATAFRAME_STAGING_FAILED, { requestId: context?.awsRequestId, reason: run.outcome.message });
-    const limits = { timeoutSeconds: e.timeoutSeconds, killGraceSeconds: config.killGraceSeconds, caps: config.caps };
+    const limits = {
+      timeoutSeconds: e.timeoutSeconds, timeoutSecondsMax: config.scriptTimeoutSecondsMax, killGraceSeconds: config.killGraceSeconds,
+      caps: budget.caps, budget,
+    };
     const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
     return {
       apiRequestId: e.requestId,

@@ -33,6 +33,14 @@ const ENV_SCHEMA = {
   JUBE_R_MAX_MESSAGE_BYTES: int(256, 1024 * 1024).default(64 * 1024),
   /** `value`: the last expression's value as JSON, or its printed form, at most this many bytes. */
   JUBE_R_MAX_VALUE_BYTES: int(1024, 4 * 1024 * 1024).default(256 * 1024),
+  /**
+   * The output budget a request gets when it names none (`outputBudget`), sized for a model's
+   * context; each at most its cap above (a lower cap lowers it), which is the most a request may ask for.
+   */
+  JUBE_R_BUDGET_CONSOLE_BYTES: int(256, 4 * 1024 * 1024).default(16 * 1024),
+  JUBE_R_BUDGET_VALUE_BYTES: int(256, 4 * 1024 * 1024).default(16 * 1024),
+  JUBE_R_BUDGET_WARNINGS: int(1, 10_000).default(20),
+  JUBE_R_BUDGET_MESSAGES: int(1, 10_000).default(20),
   /** errorDetails/warningDetails: a deparsed call is cut here; the traceback keeps this many frames. */
   JUBE_R_MAX_CALL_BYTES: int(64, 16 * 1024).default(512),
   JUBE_R_MAX_TRACEBACK_FRAMES: int(1, 100).default(10),
@@ -115,6 +123,11 @@ export interface ServiceConfig {
     readonly validationErrors: number;
     readonly responseBytes: number;
   };
+  /**
+   * The output budget of a request that names none (layers/config/output-budget.ts); the caps
+   * above (consoleOutputBytes, valueBytes, warnings, messages) are its maxima.
+   */
+  readonly outputBudget: { readonly consoleBytes: number; readonly valueBytes: number; readonly warnings: number; readonly messages: number };
   /** The post-run budget (functions/execute/output/post-run-budget.ts). */
   readonly postRun: { readonly maxMs: number; readonly reserveMs: number };
   /** Plot capture: the caps per run and the page defaults a request may override within PLOT_LIMITS. */
@@ -210,6 +223,13 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       validationErrors: e.JUBE_R_MAX_VALIDATION_ERRORS,
       responseBytes: e.JUBE_R_MAX_RESPONSE_BYTES,
     },
+    // A deployment that lowers a cap below the default budget lowers the budget with it.
+    outputBudget: {
+      consoleBytes: Math.min(e.JUBE_R_BUDGET_CONSOLE_BYTES, e.JUBE_R_MAX_CONSOLE_OUTPUT_BYTES),
+      valueBytes: Math.min(e.JUBE_R_BUDGET_VALUE_BYTES, e.JUBE_R_MAX_VALUE_BYTES),
+      warnings: Math.min(e.JUBE_R_BUDGET_WARNINGS, e.JUBE_R_MAX_WARNINGS),
+      messages: Math.min(e.JUBE_R_BUDGET_MESSAGES, e.JUBE_R_MAX_MESSAGES),
+    },
     postRun: { maxMs: e.JUBE_R_POST_RUN_MAX_MS, reserveMs: e.JUBE_R_POST_RUN_RESERVE_MS },
     plots: {
       maxCount: e.JUBE_R_MAX_PLOTS,
@@ -251,6 +271,12 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
 function listOrUndefined(raw: string | undefined): string[] | undefined {
   const items = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   return items.length > 0 ? items : undefined;
+}
+
+/** A note for a timeoutSeconds the clamp lowered: the maximum and what was used; undefined otherwise. */
+export function timeoutClampNote(requested: number | undefined, config: ServiceConfig): string | undefined {
+  if (requested === undefined || !Number.isFinite(requested) || requested <= config.scriptTimeoutSecondsMax) return undefined;
+  return `timeoutSeconds ${requested} is above this deployment's maximum; ${config.scriptTimeoutSecondsMax} s was used (GET /health limits.scriptTimeoutSecondsMax)`;
 }
 
 /** Clamps a caller's timeoutSeconds into [1, max]; never rejects (docs/api.md). */

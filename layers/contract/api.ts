@@ -11,6 +11,7 @@ import {
   limitedContextSchema,
   limitedDataframesSchema,
   limitedVariablesSchema,
+  OutputBudgetSchema,
   PlotsRequestSchema,
   refineDistinctNames,
   RNameSchema,
@@ -54,6 +55,7 @@ export const executeRequestSchema = limitedByRules((limits) =>
       dataframes: limitedDataframesSchema(DataframeRequestSchema, limits).optional(),
       plots: PlotsRequestSchema.optional(),
       context: limitedContextSchema(limits).optional(),
+      outputBudget: OutputBudgetSchema.optional(),
     })
     .superRefine(refineDistinctNames),
 );
@@ -69,6 +71,11 @@ export const LimitsSchema = z.strictObject({
   maxInflightExecute: count,
   maxRequestBodyBytes: count,
   maxConsoleOutputBytes: count,
+  /** The output budget of a request that names none; its maxima are maxConsoleOutputBytes, maxValueBytes, maxWarnings, maxMessages. */
+  budgetConsoleBytesDefault: count,
+  budgetValueBytesDefault: count,
+  budgetWarningsDefault: count,
+  budgetMessagesDefault: count,
   maxErrorBytes: count,
   maxWarnings: count,
   maxWarningBytes: count,

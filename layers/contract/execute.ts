@@ -141,6 +141,25 @@ const PlotOptionsSchema = z.strictObject({
 export const PlotsRequestSchema = z.union([z.boolean(), PlotOptionsSchema]);
 export type PlotsRequest = z.infer<typeof PlotsRequestSchema>;
 
+const budgetCount = (what: string) => z.number().int(`${what} must be a whole number`).min(1, `${what} must be at least 1`);
+
+/**
+ * `outputBudget`: how much of a run's output the response may carry, for a caller whose context
+ * is small (a model's). Omitted fields take the deployment's defaults; a field above the
+ * deployment's maximum is lowered to it, with a note (GET /health limits: budget*Default, max*).
+ */
+export const OutputBudgetSchema = z.strictObject({
+  /** consoleOutput: its head and tail within this many bytes, cut on line boundaries. */
+  consoleBytes: budgetCount('consoleBytes').optional(),
+  /** value: its JSON or printed form within this many bytes. */
+  valueBytes: budgetCount('valueBytes').optional(),
+  /** warnings (identical ones folded first). */
+  warnings: budgetCount('warnings').optional(),
+  /** messages (identical ones folded first). */
+  messages: budgetCount('messages').optional(),
+});
+export type OutputBudget = z.infer<typeof OutputBudgetSchema>;
+
 /** How deep a context value may nest; R's JSON reader and the checks below walk it. */
 export const CONTEXT_MAX_DEPTH = 20;
 
@@ -213,6 +232,8 @@ export const ExecuteEventSchema = z.strictObject({
   /** Absent: the deployment's plot defaults; the execute function applies them (it trusts no caller). */
   plots: PlotsRequestSchema.optional(),
   context: z.record(z.string(), z.unknown()).optional(),
+  /** As the request gave it; the execute function resolves it against its own configuration. */
+  outputBudget: OutputBudgetSchema.optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
 });
@@ -269,14 +290,26 @@ const ErrorDetailsSchema = z.strictObject({
   message: z.string(),
   /** The call that signalled it, deparsed and capped; null at the top level or when R gives none. */
   call: z.string().nullable(),
-  /** Where the top-level expression that was running starts in the submitted script. */
+  /**
+   * The innermost place in the submitted script: the innermost frame the script wrote, or inside
+   * the running top-level expression the missing name or the call it made (a pipeline's stage).
+   */
   ...position,
+  /** Where the top-level expression that was running starts (a pipeline's first line). */
+  expressionLine: z.number().int().min(1).optional(),
+  expressionColumn: z.number().int().min(1).optional(),
   /** The script's own frames, outermost first (package internals left out), capped. */
   traceback: z.array(TracebackFrameSchema),
+  /** What the service can tell from what it has: a close name ("did you mean `mpg`?"), a package that exports a function. */
+  hints: z.array(z.string()).optional(),
 });
 export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 
-const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
+/**
+ * What `warnings[i]` came with: its call and line (its text is only in `warnings`). `count`: how
+ * many identical warnings (same text, call and line) were folded into it, when more than one.
+ */
+const WarningDetailSchema = z.strictObject({ call: z.string().nullable(), ...position, count: z.number().int().min(2).optional() });
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
 /** The last top-level expression's value: JSON where R's value maps onto it, else its printed form. */

@@ -75,10 +75,14 @@ export const EnvelopeErrorDetailsSchema = z.strictObject({
   message: text,
   call: text.nullable(),
   ...position,
+  expressionLine: line.optional(),
+  expressionColumn: line.optional(),
   traceback: z.array(z.strictObject({ call: text, ...position })).max(L.maxTracebackFrames),
+  hints: z.array(text).max(L.maxNotes).optional(),
 });
 
-export const EnvelopeWarningDetailSchema = z.strictObject({ message: text, call: text.nullable(), ...position });
+/** What `warnings[i]` came with; its text is only in `warnings`. `count`: identical ones folded into it. */
+export const EnvelopeWarningDetailSchema = z.strictObject({ call: text.nullable(), ...position, count: positiveInt.min(2).optional() });
 
 /** `json` is any JSON; its nesting is bounded by the reader, its size by the value cap. */
 export const EnvelopeValueSchema = z.discriminatedUnion('kind', [

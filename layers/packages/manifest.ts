@@ -10,6 +10,8 @@ import { z } from 'zod';
 export const PackageManifestSchema = z.strictObject({
   rVersion: z.string().min(1),
   declared: z.array(z.string().min(1)),
+  /** Every package the library holds, dependencies included; absent in a manifest written before it was recorded. */
+  installed: z.array(z.string().min(1)).optional(),
   packages: z.array(
     z.strictObject({
       name: z.string().min(1),

@@ -21,6 +21,8 @@ export const SandboxRulesSchema = z.strictObject({
     allowedNamedArguments: z.array(z.string().min(1)),
   }),
   packages: z.strictObject({
+    /** Packages that only attach others (the tidyverse): a rejection names the members to load instead. */
+    metaPackages: z.array(z.strictObject({ name: z.string().min(1), members: z.array(z.string().min(1)).min(1) })),
     baseAllowed: z.array(z.string().min(1)),
     blocked: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
   }),

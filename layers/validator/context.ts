@@ -49,6 +49,8 @@ export interface CompiledRules {
   readonly loaderNamedArguments: ReadonlySet<string>;
   readonly allowedPackages: ReadonlySet<string>;
   readonly blockedPackages: ReadonlyMap<string, string>;
+  /** A meta-package's name -> the packages it attaches (sandbox-rules.json packages.metaPackages). */
+  readonly metaPackages: ReadonlyMap<string, readonly string[]>;
   readonly installedPackages: ReadonlySet<string>;
   readonly installedPackageList: readonly string[];
   readonly optionFunctions: ReadonlySet<string>;
@@ -103,6 +105,7 @@ export function compileRules(
     loaderNamedArguments: new Set(rules.packageLoaderArguments.allowedNamedArguments),
     allowedPackages: allowedPackages(rules, declared),
     blockedPackages: new Map(rules.packages.blocked.map((p) => [p.name, p.why])),
+    metaPackages: new Map(rules.packages.metaPackages.map((p) => [p.name, p.members])),
     installedPackages: installed,
     installedPackageList: [...installed].sort(),
     optionFunctions: new Set(rules.options.functions),

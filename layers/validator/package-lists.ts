@@ -10,9 +10,10 @@ export interface ValidatorPackages {
   readonly installedPackages: ReadonlySet<string>;
 }
 
-/** Both lists from the generated manifest. */
+/** Both lists from the generated manifest; installed: everything the library holds (rlang, vctrs, ...), not only what GET /packages lists. */
 export function manifestPackages(manifest: PackageManifest): ValidatorPackages {
-  return { declaredPackages: manifest.declared, installedPackages: new Set(manifest.packages.map((p) => p.name)) };
+  const installed = [...(manifest.installed ?? []), ...manifest.packages.map((p) => p.name)];
+  return { declaredPackages: manifest.declared, installedPackages: new Set(installed) };
 }
 
 /** Without a manifest: only the rules' base packages are allowed, and known installed (they ship with R). */

@@ -14,8 +14,9 @@ expression_position <- function(exprs, i) {
   list(line = ref[[1L]], column = ref[[5L]])
 }
 
-format_error <- function(e, max_bytes) {
-  msg <- subset2(e, "message")
+# `message`: the whole chain of causes when the handler read it (error-cause.R), else e's own.
+format_error <- function(e, max_bytes, message = NULL) {
+  msg <- if (is.character(message) && length(message) == 1L && nzchar(message)) message else subset2(e, "message")
   msg <- if (is.character(msg) && length(msg) >= 1L) paste(msg, collapse = "\n") else "an error without a message"
   call <- subset2(e, "call")
   # stop() at the script's top level reports the loop's eval() as its call; R's console says "Error:".
@@ -30,7 +31,8 @@ format_error <- function(e, max_bytes) {
 # The outcome of an error that ended the script: the R time limit, or the script's own error.
 # `in_script`: the error came from the script's expressions, not from the runner's set-up before
 # them (binding the inputs, arming the sandbox), which is the service's failure ("interpreter").
-error_outcome <- function(e, started, timeout, caps, in_script) {
+# `details`: what the calling handler read (conditions.R error_details), or NULL.
+error_outcome <- function(e, started, timeout, caps, in_script, details = NULL, srcfile = NULL) {
   msg <- subset2(e, "message")
   # A script can stop("reached elapsed time limit") itself; only a limit that was reached counts.
   used <- proc.time() - started
@@ -40,7 +42,8 @@ error_outcome <- function(e, started, timeout, caps, in_script) {
     return(list(status = "error", error = message, timedOut = TRUE, errorType = "execution"))
   }
   error_type <- if (in_script) "execution" else "interpreter"
-  list(status = "error", error = format_error(e, caps$errorBytes), timedOut = FALSE, errorType = error_type)
+  text <- if (is.null(details)) format_error(e, caps$errorBytes) else error_text(e, details, srcfile, caps)
+  list(status = "error", error = text, timedOut = FALSE, errorType = error_type)
 }
 
 # input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
@@ -97,12 +100,15 @@ evaluate_script <- function(exprs, policy, input, workdir) {
       message = conditions$message,
       # Here the stack is still there to read; a fault in reading it must not replace the error.
       error = function(e) {
-        details <<- tryCatch(error_details(e, sys.calls(), exprs, current, caps), error = function(x) NULL)
+        details <<- tryCatch(
+          error_details(e, sys.calls(), exprs, current, caps, script_env, policy$allowed_packages),
+          error = function(x) NULL
+        )
       }
     ),
     error = function(e) {
       set_time_limit()
-      outcome <<- error_outcome(e, started, timeout, caps, current > 0L)
+      outcome <<- error_outcome(e, started, timeout, caps, current > 0L, details, attr(exprs, "srcfile"))
     }
   )
   set_time_limit()
@@ -113,6 +119,8 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   if (startsWith(plot_capture, "failed")) {
     add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
   }
+  startup_note <- conditions$startup_note()
+  if (!is.null(startup_note)) add_note(startup_note)
   value <- if (identical(outcome$status, "ok")) value_field(last, caps, timeout - elapsed_since(started), add_note)
   flush(stdout())
   c(

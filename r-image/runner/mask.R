@@ -96,6 +96,16 @@ safe_new <- guarded_copy(methods::new, function(Class) { # nolint: object_name_l
   }
 }, "Class")
 
+# quit() and q() would end the process before the runner writes the result: the script ends here
+# instead, as its own error (the console and everything before it are returned).
+script_quit <- function(save = "default", status = 0, runLast = TRUE) { # nolint: object_name_linter. quit()'s own.
+  message <- paste(
+    "quit() ends the script here: jube-r runs the R session for you and returns its output;",
+    "end the script with its last expression instead, or stop(\"why\") to fail it"
+  )
+  stop(structure(class = c("jube_quit", "error", "condition"), list(message = message, call = NULL)))
+}
+
 # name -> the package it comes from and the runner's replacement: bound in the mask (when the
 # package is allowed), answered by the checked `::` and by the hardened match.fun (harden.R).
 safe_replacements <- list(
@@ -107,7 +117,9 @@ safe_replacements <- list(
   loadNamespace = list(pkg = "base", fun = safe_load_namespace),
   attachNamespace = list(pkg = "base", fun = safe_attach_namespace),
   data = list(pkg = "utils", fun = safe_data),
-  new = list(pkg = "methods", fun = safe_new)
+  new = list(pkg = "methods", fun = safe_new),
+  quit = list(pkg = "base", fun = script_quit),
+  q = list(pkg = "base", fun = script_quit)
 )
 
 # `pkg::name` as the script sees it: allowed packages only, no forbidden name, no environment.

@@ -25,6 +25,10 @@ compile_policy <- function(rules, allowed_packages) {
       vapply(rules$packages$blocked, function(b) b$why, character(1)),
       vapply(rules$packages$blocked, function(b) b$name, character(1))
     ),
+    meta_packages = stats::setNames(
+      lapply(rules$packages$metaPackages, function(m) strings(m$members)),
+      vapply(rules$packages$metaPackages, function(m) m$name, character(1))
+    ),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),

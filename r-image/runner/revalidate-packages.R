@@ -14,9 +14,24 @@ package_unavailable <- function(pkg, policy) {
   if (!is.na(why)) {
     return(sprintf("Package '%s' is blocked in jube-r: %s Do it with base R or an installed package.", pkg, why))
   }
+  members <- policy$meta_packages[[pkg]]
+  if (!is.null(members)) return(meta_package_message(pkg, members, policy$allowed_packages))
   near <- nearest_packages(pkg, policy$allowed_packages)
   hint <- if (length(near) > 0L) sprintf(" Did you mean %s?", paste0("'", near, "'", collapse = ", ")) else ""
   sprintf("Package '%s' is not available in jube-r.%s GET /packages lists every installed package.", pkg, hint)
+}
+
+# A meta-package (the tidyverse): the installed members to load instead, and the others.
+meta_package_message <- function(pkg, members, loadable) {
+  here <- members[members %in% loadable]
+  absent <- members[!(members %in% loadable)]
+  load <- if (length(here) > 0L) {
+    sprintf(" Load the packages it would attach instead: %s.", paste0("library(", here, ")", collapse = "; "))
+  } else {
+    ""
+  }
+  missing <- if (length(absent) > 0L) sprintf(" Not available: %s.", paste(absent, collapse = ", ")) else ""
+  sprintf("Package '%s' is not available in jube-r as one package.%s%s", pkg, load, missing)
 }
 
 check_namespace_package <- function(parsed, i, policy, add) {

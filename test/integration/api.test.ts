@@ -177,6 +177,20 @@ describe('POST /execute with real R', () => {
     expect(answer.status).toBe(200);
     expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: true });
     expect(answer.json['error']).toContain('6 s');
+    // The clamp is said, and the timeout names the maximum as what it is.
+    expect(answer.json['notes']).toContain("timeoutSeconds 600 is above this deployment's maximum; 6 s was used (GET /health limits.scriptTimeoutSecondsMax)");
+    expect(answer.json['error']).toContain("6 s is this deployment's maximum timeoutSeconds");
     expect(answer.ms).toBeLessThan(20_000);
+  });
+
+  it('holds a run to the request\'s output budget and says what to raise', async () => {
+    const answer = await postJson(`${stack.url}/execute`, {
+      script: 'for (i in 1:240) warning("same")\nprint(data.frame(id = 1:60000))\ninvisible(NULL)',
+      outputBudget: { consoleBytes: 2048 },
+    });
+    const response = ExecuteResponseSchema.parse(answer.json);
+    expect(response.warnings).toEqual(['same [240 times]']);
+    expect(Buffer.byteLength(response.consoleOutput)).toBeLessThan(2048 + 100);
+    expect(response.notes).toContainEqual(expect.stringMatching(/outputBudget\.consoleBytes is 2048; raise it/));
   });
 });

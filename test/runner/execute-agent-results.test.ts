@@ -21,13 +21,16 @@ describe('execute handler: errors an agent can act on', () => {
     const response = await h.run(script);
     expect(response).toMatchObject({
       status: 'error', errorType: 'execution', retryable: true,
-      error: 'Error in x * k: non-numeric argument to binary operator',
+      error: 'Error in x * k: non-numeric argument to binary operator\nAt line 5: total <- sum(scale_by(values, "two"))',
       errorDetails: {
         class: ['simpleError', 'error', 'condition'],
         message: 'non-numeric argument to binary operator',
         call: 'x * k',
+        // The innermost place the script wrote: `*` has no frame, so the call of scale_by().
         line: 5,
-        column: 1,
+        column: 14,
+        expressionLine: 5,
+        expressionColumn: 1,
         traceback: [{ call: 'scale_by(values, "two")', line: 5, column: 1 }],
       },
     });
@@ -43,15 +46,16 @@ describe('execute handler: errors an agent can act on', () => {
     const response = await h.run('library(dplyr)\ndf <- data.frame(x = 1:3)\ndf |> mutate(y = log(z))');
     expect(response.errorDetails?.class).toEqual(expect.arrayContaining(['rlang_error', 'error', 'condition']));
     expect(response.errorDetails?.message).toMatch(/object 'z' not found/);
-    expect(response.errorDetails).toMatchObject({ line: 3, column: 1 });
+    // The missing name itself, and where the pipeline starts.
+    expect(response.errorDetails).toMatchObject({ line: 3, column: 22, expressionLine: 3, expressionColumn: 1 });
   });
 
   it('warnings carry their call and line, next to the plain list', async () => {
     const response = await h.run('x <- 1\nf <- function(v) as.integer(v)\ny <- f("a")\nwarning("top level")');
     expect(response.warnings).toEqual(['NAs introduced by coercion', 'top level']);
     expect(response.warningDetails).toEqual([
-      { message: 'NAs introduced by coercion', call: 'f("a")', line: 3, column: 1 },
-      { message: 'top level', call: null, line: 4, column: 1 },
+      { call: 'f("a")', line: 3, column: 1 },
+      { call: null, line: 4, column: 1 },
     ]);
   });
 });
@@ -69,7 +73,7 @@ describe('execute handler: messages', () => {
     expect(response.messages).toEqual(['m1', 'm2']);
     expect(response.consoleOutput).toBe('m1\nm2\nm3\n');
     expect(response.truncated).toBe(true);
-    expect(response.notes).toContain('1 more message(s) are only in consoleOutput (GET /health limits.maxMessages, limits.maxMessageBytes)');
+    expect(response.notes).toContain('1 more distinct message(s) are only in consoleOutput; outputBudget.messages is at this deployment\'s maximum, 2 (GET /health limits.maxMessages), within limits.maxMessageBytes');
   });
 });
 

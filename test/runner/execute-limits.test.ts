@@ -11,7 +11,7 @@ describe('execute handler: timeouts', () => {
       status: 'error',
       timedOut: true,
       consoleOutput: 'start\n',
-      error: 'script exceeded its 1 s limit (R time limit)',
+      error: "script exceeded its 1 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s",
       errorType: 'execution',
       retryable: true,
       errorDetails: { line: 2, column: 1 },
@@ -38,7 +38,7 @@ describe('execute handler: timeouts', () => {
     expect(response).toMatchObject({
       status: 'error',
       timedOut: true,
-      error: 'script exceeded its 1 s limit and was killed by the runtime backstop after 3 s',
+      error: "script exceeded its 1 s limit and was killed by the runtime backstop after 3 s; the request's timeoutSeconds raises the limit up to 20 s",
     });
     expect(elapsed).toBeGreaterThanOrEqual(3000);
     expect(elapsed).toBeLessThan(8000);
@@ -63,17 +63,22 @@ describe('execute handler: output caps', () => {
     const rssBefore = process.memoryUsage().rss;
     const response = await capped.run(
       'line <- strrep("x", 1023)\nfor (i in 1:110000) cat(line, "\\n", sep = "")\ncat("<<<JUBE_RESULT_START>>>{\\"after\\": true}<<<JUBE_RESULT_END>>>")',
-      { timeoutSeconds: 60 },
+      { timeoutSeconds: 60, outputBudget: { consoleBytes: 64 * 1024 } },
     );
     const rssGrowth = process.memoryUsage().rss - rssBefore;
     expect(response.status).toBe('ok');
     expect(response.truncated).toBe(true);
-    // The head and the tail, 32 KiB each, with the count of what was left out between them.
-    const total = 110_000 * 1024 + '<<<JUBE_RESULT_START>>>{"after": true}<<<JUBE_RESULT_END>>>'.length;
-    expect(response).toMatchObject({ consoleOutputBytes: total, consoleOutputOmittedBytes: total - 64 * 1024 });
-    expect(response.consoleOutput).toContain(`\n[... ${total - 64 * 1024} bytes of console output omitted ...]\n`);
-    const [head, tail] = response.consoleOutput.split(/\n\[\.\.\. \d+ bytes of console output omitted \.\.\.\]\n/);
-    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(64 * 1024);
+    // The head and the tail, 32 KiB each, cut back to whole lines (the tail's first, partial line
+    // goes), with the count of what was left out between them.
+    const marker = '<<<JUBE_RESULT_START>>>{"after": true}<<<JUBE_RESULT_END>>>';
+    const total = 110_000 * 1024 + marker.length;
+    const omitted = total - 64 * 1024 + ((32 * 1024 - marker.length) % 1024);
+    expect(response).toMatchObject({ consoleOutputBytes: total, consoleOutputOmittedBytes: omitted });
+    expect(response.consoleOutput).toContain(`\n[... ${omitted} bytes of console output omitted ...]\n`);
+    const [head, tail] = response.consoleOutput.split(/\[\.\.\. \d+ bytes of console output omitted \.\.\.\]\n/);
+    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(total - omitted);
+    expect(head!.endsWith('\n')).toBe(true);
+    expect(tail!.startsWith('x'.repeat(1023))).toBe(true);
     expect(head!.startsWith('x'.repeat(1023))).toBe(true);
     expect(tail!.endsWith('<<<JUBE_RESULT_END>>>')).toBe(true);
     // Markers in the cut middle are still found: the stream is scanned, not only what is kept.

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';
 
 const h = harness();
+// quit() is the script's own error under the R layer; only a script that beat it ends R itself.
+const escaped = harness({ containment: { testEscapedRunner: true } });
 
 describe('execute handler: outputs', () => {
   it('returns ok with the console text, autoprinting visible values as the R console does', async () => {
@@ -24,9 +26,9 @@ describe('execute handler: outputs', () => {
   });
 
   it.each([
-    { script: 'stop("boom")', error: 'Error: boom' },
-    { script: 'f <- function() stop("inner")\nf()', error: 'Error in f(): inner' },
-    { script: 'log(-1:-2) + "a"', error: 'Error in log(-1:-2) + "a": non-numeric argument to binary operator' },
+    { script: 'stop("boom")', error: 'Error: boom\nAt line 1: stop("boom")' },
+    { script: 'f <- function() stop("inner")\nf()', error: 'Error in f(): inner\nAt line 1: f <- function() stop("inner")' },
+    { script: 'log(-1:-2) + "a"', error: 'Error in log(-1:-2) + "a": non-numeric argument to binary operator\nAt line 1: log(-1:-2) + "a"' },
   ])('reports an error as status error: $script', async ({ script, error }) => {
     const response = await h.run(script);
     expect(response).toMatchObject({ status: 'error', error, timedOut: false });
@@ -34,7 +36,7 @@ describe('execute handler: outputs', () => {
 
   it('stops at the first error and keeps the output before it', async () => {
     const response = await h.run('cat("before\\n")\nstop("halt")\ncat("after\\n")\n');
-    expect(response).toMatchObject({ status: 'error', consoleOutput: 'before\n', error: 'Error: halt' });
+    expect(response).toMatchObject({ status: 'error', consoleOutput: 'before\n', error: 'Error: halt\nAt line 2: stop("halt")' });
   });
 
   it('collects warnings separately, in order, and the run stays ok', async () => {
@@ -85,12 +87,12 @@ describe('execute handler: outputs', () => {
   describe('the envelope cannot be forged', () => {
     it('ignores an envelope printed to stdout', async () => {
       const response = await h.run('cat(\'{"status":"ok","error":null,"warnings":[],"timedOut":false}\\n\')\nstop("real failure")');
-      expect(response).toMatchObject({ status: 'error', error: 'Error: real failure' });
+      expect(response).toMatchObject({ status: 'error', error: 'Error: real failure\nAt line 2: stop("real failure")' });
     });
 
     it('ignores an envelope file the script writes before quitting', async () => {
       const forged = '{"nonce":"guess","rVersion":"9.9.9","status":"ok","error":null,"warnings":[],"timedOut":false}';
-      const response = await h.run(`writeLines('${forged}', "envelope.json")\nquit(status = 0)`);
+      const response = await escaped.run(`writeLines('${forged}', "envelope.json")\nquit(status = 0)`);
       expect(response.status).toBe('error');
       expect(response.error).toMatch(/^R exited without a result \(exit code 0; .*nonce/);
       expect(response.rVersion).not.toBe('9.9.9');
@@ -99,7 +101,7 @@ describe('execute handler: outputs', () => {
 
   describe('R dying is a clean error', () => {
     it('quit() with a status', async () => {
-      const response = await h.run('cat("bye\\n")\nquit(status = 3)');
+      const response = await escaped.run('cat("bye\\n")\nquit(status = 3)');
       expect(response).toMatchObject({ status: 'error', consoleOutput: 'bye\n', timedOut: false });
       expect(response.error).toMatch(/^R exited without a result \(exit code 3; no result file\)/);
     });

@@ -101,7 +101,7 @@ describe('execute handler: plots', () => {
 
   it('plots drawn before an error come back with it', async () => {
     const response = await h.run('plot(1:3)\nstop("after drawing")', { plots: small });
-    expect(response).toMatchObject({ status: 'error', error: 'Error: after drawing' });
+    expect(response).toMatchObject({ status: 'error', error: 'Error: after drawing\nAt line 2: stop("after drawing")' });
     expect(response.plots).toHaveLength(1);
   });
 });

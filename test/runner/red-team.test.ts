@@ -143,7 +143,7 @@ describe('red team: environments outside the mask are not handed out', () => {
 describe('red team: the runner keeps its own state', () => {
   it('does not report a time-out the script raised itself', async () => {
     const response = await h.run('stop("reached elapsed time limit")');
-    expect(response).toMatchObject({ status: 'error', timedOut: false, error: 'Error: reached elapsed time limit' });
+    expect(response).toMatchObject({ status: 'error', timedOut: false, error: 'Error: reached elapsed time limit\nAt line 1: stop("reached elapsed time limit")' });
   });
 
   it('keeps the time limit when a leaked lookup tries to lift it', async () => {

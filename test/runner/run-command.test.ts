@@ -27,7 +27,7 @@ describe('jube-r run', () => {
   it('reads the script from stdin and exits 1 on a script error', async () => {
     const result = await cli(['-'], 'stop("nope")');
     expect(result.exitCode).toBe(1);
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'error', error: 'Error: nope' });
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'error', error: 'Error: nope\nAt line 1: stop("nope")' });
   });
 
   it.each([[['--help']], [['-h']], [['x.R', '--var', 'n=1', '--help']]])('prints its usage and runs nothing for %j', async (args) => {

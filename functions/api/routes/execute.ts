@@ -2,7 +2,7 @@
  * POST /execute: validate, then bind data, then run. A script the validator rejects never reaches
  * the execute function; it is answered here as `status: "rejected"` in the full response shape.
  */
-import { clampTimeoutSeconds } from '../../../layers/config/service-config.ts';
+import { clampTimeoutSeconds, timeoutClampNote } from '../../../layers/config/service-config.ts';
 import { executeRequestSchema, type DataframeRequest } from '../../../layers/contract/api.ts';
 import type { ExecuteResponse, ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
@@ -57,7 +57,7 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
     dataframes = await resolveDataframes(deps, call.tenant, request.dataframes);
   }
 
-  return (await deps.invoker()).invoke(
+  const response = await (await deps.invoker()).invoke(
     {
       script: request.script,
       timeoutSeconds: clampTimeoutSeconds(request.timeoutSeconds, deps.config),
@@ -65,11 +65,14 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       dataframes: [...dataframes],
       ...(request.plots === undefined ? {} : { plots: request.plots }),
       ...(request.context === undefined ? {} : { context: request.context }),
+      ...(request.outputBudget === undefined ? {} : { outputBudget: request.outputBudget }),
       requestId: call.requestId,
     },
     isolationKey(deps.config.isolation.mode, { tenant: call.tenant, session: call.session }),
     call.remainingTimeMs ? { remainingTimeMs: call.remainingTimeMs } : {},
   );
+  const clamped = timeoutClampNote(request.timeoutSeconds, deps.config);
+  return clamped === undefined ? response : { ...response, notes: [clamped, ...(response.notes ?? [])] };
 }
 
 async function resolveDataframes(deps: ApiDeps, tenant: string, requests: readonly DataframeRequest[]): Promise<readonly ResolvedDataframe[]> {

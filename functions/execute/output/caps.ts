@@ -75,12 +75,27 @@ export interface CapturedOutput {
   readonly result: ResultExtraction & { readonly overflow?: boolean };
 }
 
-/** The line the console text carries where its middle was cut. */
-export const omittedLine = (bytes: number): string => `\n[... ${bytes} bytes of console output omitted ...]\n`;
+/** The line the console text carries where its middle was cut (`atLineStart`: the head ends a line). */
+export const omittedLine = (bytes: number, atLineStart = false): string =>
+  `${atLineStart ? '' : '\n'}[... ${bytes} bytes of console output omitted ...]\n`;
+
+const NEWLINE = 0x0a;
+
+/** The head up to its last complete line, when it has one: a reader never sees half a row. */
+function wholeLinesHead(head: Buffer): Buffer {
+  const last = head.lastIndexOf(NEWLINE);
+  return last >= 0 ? head.subarray(0, last + 1) : head;
+}
+
+/** The tail from its first complete line, when it has one. */
+function wholeLinesTail(tail: Buffer): Buffer {
+  const first = tail.indexOf(NEWLINE);
+  return first >= 0 && first < tail.length - 1 ? tail.subarray(first + 1) : tail;
+}
 
 /**
  * Consumes a byte stream once: keeps its first and last `consoleBytes / 2` bytes (an agent needs
- * both how a run started and how it ended), and finds the structured result between the markers
+ * both how a run started and how it ended), cut back to whole lines where the kept part has any, and finds the structured result between the markers
  * anywhere in the stream (in the cut middle too), holding at most `resultBytes` of it. The last
  * complete marker pair wins.
  */
@@ -182,9 +197,13 @@ export class ConsoleCapture {
     const head = Buffer.concat(this.head);
     const tail = Buffer.concat(this.tail);
     if (!this.truncated) return { text: Buffer.concat([head, tail]).toString('utf8'), omittedBytes: 0 };
-    const kept = { head: trimIncompleteUtf8(head), tail: trimLeadingContinuation(tail.subarray(Math.max(0, tail.length - this.tailLimit))) };
+    const kept = {
+      head: wholeLinesHead(trimIncompleteUtf8(head)),
+      tail: wholeLinesTail(trimLeadingContinuation(tail.subarray(Math.max(0, tail.length - this.tailLimit)))),
+    };
     const omittedBytes = this.totalBytes - kept.head.length - kept.tail.length;
-    return { text: `${kept.head.toString('utf8')}${omittedLine(omittedBytes)}${kept.tail.toString('utf8')}`, omittedBytes };
+    const atLineStart = kept.head.length === 0 || kept.head[kept.head.length - 1] === NEWLINE;
+    return { text: `${kept.head.toString('utf8')}${omittedLine(omittedBytes, atLineStart)}${kept.tail.toString('utf8')}`, omittedBytes };
   }
 
   consoleText(): string {

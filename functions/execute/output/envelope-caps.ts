@@ -8,6 +8,7 @@ import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ErrorDetails, Value, WarningDetail } from '../../../layers/contract/execute.ts';
 import type { RunnerEnvelope } from '../../../layers/contract/runner.ts';
 import type { ValidationError } from '../../../layers/contract/validation.ts';
+import { raiseBudgetHint, type ResolvedBudget } from '../../../layers/config/output-budget.ts';
 import { capText, capWarnings } from './caps.ts';
 import { jsonBytes } from './json-bounds.ts';
 
@@ -28,6 +29,8 @@ export interface CappedEnvelope {
 /** Class vectors are R's, a handful of short names; anything longer is not R's. */
 const MAX_CLASSES = 16;
 const MAX_CLASS_BYTES = 256;
+/** The runner gives at most one hint per kind of mistake it recognises. */
+const MAX_HINTS = 5;
 
 function capClasses(classes: readonly string[]): { value: string[]; cut: boolean } {
   const value = classes.slice(0, MAX_CLASSES).map((c) => capText(c, MAX_CLASS_BYTES).value);
@@ -39,39 +42,52 @@ export function capErrorDetails(details: NonNullable<RunnerEnvelope['errorDetail
   const call = details.call === null ? { value: null, truncated: false } : capText(details.call, caps.callBytes);
   const frames = details.traceback.slice(0, caps.tracebackFrames).map((f) => ({ ...f, call: capText(f.call, caps.callBytes) }));
   const cls = capClasses(details.class);
+  const hints = details.hints?.slice(0, MAX_HINTS).map((h) => capText(h, caps.noteBytes));
   const value: ErrorDetails = {
     ...details,
     class: cls.value,
     message: message.value,
     call: call.value,
     traceback: frames.map((f) => ({ ...f, call: f.call.value })),
+    ...(hints ? { hints: hints.map((h) => h.value) } : {}),
   };
-  const cut = message.truncated || call.truncated || cls.cut || details.traceback.length > frames.length || frames.some((f) => f.call.truncated);
+  const cut = message.truncated || call.truncated || cls.cut || details.traceback.length > frames.length || frames.some((f) => f.call.truncated) ||
+    (details.hints?.length ?? 0) > MAX_HINTS || hints?.some((h) => h.truncated) === true;
   return { value, cut };
 }
 
 function capWarningDetails(details: readonly WarningDetail[], count: number, caps: ResponseCaps): { value: WarningDetail[]; cut: boolean } {
   let cut = details.length > count;
   const value = details.slice(0, count).map((d) => {
-    const message = capText(d.message, caps.warningBytes);
     const call = d.call === null ? { value: null, truncated: false } : capText(d.call, caps.callBytes);
-    cut ||= message.truncated || call.truncated;
-    return { ...d, message: message.value, call: call.value };
+    cut ||= call.truncated;
+    return { ...d, call: call.value };
   });
   return { value, cut };
 }
 
+/** How to get more of what a budget field cut; without a resolved budget, the /health limit. */
+function hint(field: Parameters<typeof raiseBudgetHint>[0], budget: ResolvedBudget | undefined, limit: string): string {
+  return budget ? raiseBudgetHint(field, budget) : `GET /health limits.${limit}`;
+}
+
 /** The value within valueBytes: a JSON value over the cap is dropped, a printed one cut. */
-export function capValue(value: Value, valueBytes: number): { value: Value | undefined; cut: boolean; note?: string } {
+export function capValue(value: Value, valueBytes: number, budget?: ResolvedBudget): { value: Value | undefined; cut: boolean; note?: string } {
   const cls = capClasses(value.class);
+  const raise = hint('valueBytes', budget, 'maxValueBytes');
   if (value.kind === 'printed') {
     const printed = capText(value.printed, valueBytes);
     const cut = printed.truncated || cls.cut;
-    return { value: { ...value, class: cls.value, printed: printed.value, ...(cut || value.truncated ? { truncated: true } : {}) }, cut: cut || value.truncated === true };
+    const shortened = cut || value.truncated === true;
+    return {
+      value: { ...value, class: cls.value, printed: printed.value, ...(shortened ? { truncated: true } : {}) },
+      cut: shortened,
+      ...(shortened ? { note: `the value's printed form was cut to ${valueBytes} bytes; ${raise}` } : {}),
+    };
   }
   const bytes = jsonBytes(value.json, valueBytes);
   if (bytes > valueBytes) {
-    return { value: undefined, cut: true, note: `the value was left out: its JSON is larger than ${valueBytes} bytes (GET /health limits.maxValueBytes)` };
+    return { value: undefined, cut: true, note: `the value was left out: its JSON is larger than ${valueBytes} bytes; ${raise}` };
   }
   return { value: { ...value, class: cls.value }, cut: cls.cut };
 }
@@ -96,22 +112,30 @@ export function capNotes(notes: readonly string[], caps: Pick<ResponseCaps, 'not
   return { value, cut: dropped > 0 || cutEach.some((n) => n.truncated) };
 }
 
-export function capEnvelope(envelope: RunnerEnvelope, caps: ResponseCaps): CappedEnvelope {
+/** `budget`: the request's resolved output budget, which the notes of the caps it set name. */
+export function capEnvelope(envelope: RunnerEnvelope, caps: ResponseCaps, budget?: ResolvedBudget): CappedEnvelope {
   const error = envelope.error === null ? { value: null, truncated: false } : capText(envelope.error, caps.errorBytes);
   const warnings = capWarnings(envelope.warnings, caps.warnings, caps.warningBytes);
+  const warningsDropped = (envelope.warningsDropped ?? 0) + (envelope.warnings.length - warnings.value.length);
   const warningDetails = capWarningDetails(envelope.warningDetails ?? [], warnings.value.length, caps);
   const messages = capWarnings(envelope.messages ?? [], caps.messages, caps.messageBytes);
   const messagesDropped = (envelope.messagesDropped ?? 0) + ((envelope.messages?.length ?? 0) - messages.value.length);
   const details = envelope.errorDetails ? capErrorDetails(envelope.errorDetails, caps) : undefined;
-  const value = envelope.value ? capValue(envelope.value, caps.valueBytes) : undefined;
+  const value = envelope.value ? capValue(envelope.value, caps.valueBytes, budget) : undefined;
   const validation = capValidation(envelope.validation ?? [], caps);
   const notes = [
     ...(envelope.notes ?? []),
-    ...(messagesDropped > 0 ? [`${messagesDropped} more message(s) are only in consoleOutput (GET /health limits.maxMessages, limits.maxMessageBytes)`] : []),
+    ...(error.truncated ? [`error was cut to ${caps.errorBytes} bytes (GET /health limits.maxErrorBytes); errorDetails keeps the message and the script's frames`] : []),
+    ...(warningsDropped > 0
+      ? [`${warningsDropped} more distinct warning(s) were left out (identical ones are already folded); ${hint('warnings', budget, 'maxWarnings')}, within limits.maxWarningBytes`]
+      : []),
+    ...(messagesDropped > 0
+      ? [`${messagesDropped} more distinct message(s) are only in consoleOutput; ${hint('messages', budget, 'maxMessages')}, within limits.maxMessageBytes`]
+      : []),
     ...(value?.note ? [value.note] : []),
   ];
   const truncated =
-    error.truncated || warnings.truncated || (envelope.warningsDropped ?? 0) > 0 || messagesDropped > 0 || messages.truncated ||
+    error.truncated || warnings.truncated || warningsDropped > 0 || messagesDropped > 0 || messages.truncated ||
     warningDetails.cut || details?.cut === true || value?.cut === true || validation.cut;
   return {
     error: error.value,

@@ -6,6 +6,7 @@
  */
 import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
+import { raiseBudgetHint, type ResolvedBudget } from '../../../layers/config/output-budget.ts';
 import { capText, type CapturedOutput } from './caps.ts';
 import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
 import type { Artifacts, ExecuteOutcome } from '../outcome.ts';
@@ -16,8 +17,12 @@ export type ResponseBase = Pick<ExecuteResponse, 'durationMs' | 'rVersion' | 'ti
 
 export interface ResponseLimits {
   readonly timeoutSeconds: number;
+  /** The most a request's timeoutSeconds may ask for, which a timeout's message names. */
+  readonly timeoutSecondsMax?: number;
   readonly killGraceSeconds: number;
   readonly caps: ResponseCaps;
+  /** The request's output budget as resolved (its caps are `caps`): what a fired cap's note names. */
+  readonly budget?: ResolvedBudget;
 }
 
 /** The TypeScript validator refused the script: R never started. */
@@ -48,27 +53,31 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
     const error = backstopMessage(outcome.afterMs, outcome.byRemainingTime, limits);
     return finish(
       { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
-      ranFields(output, artifacts, [], limits.caps),
+      ranFields(output, artifacts, [], limits),
       truncated,
     );
   }
 
   if (outcome.kind === 'no-envelope') {
-    const how = outcome.signal ? `signal ${outcome.signal}` : `exit code ${outcome.exitCode ?? 'unknown'}`;
     const lastWords = outcome.stderrTail.trim().split('\n').slice(-5).join('\n');
     const detail = lastWords ? `; R said: ${lastWords}` : '';
-    const error = capText(`R exited without a result (${how}; ${outcome.reason})${detail}`, limits.caps.errorBytes);
+    // A signal the handler did not send came from outside R's own error handling: the kernel's
+    // out-of-memory killer, a crash in native code, or something else in the environment.
+    const said = outcome.signal
+      ? `R was ended by signal ${outcome.signal} before it wrote a result (not by the script's time limit: the kernel's out-of-memory killer, a crash in native code or another process; ${outcome.reason})`
+      : `R exited without a result (exit code ${outcome.exitCode ?? 'unknown'}; ${outcome.reason})`;
+    const error = capText(`${said}${detail}`, limits.caps.errorBytes);
     return finish(
       {
         status: 'error', consoleOutput: output.consoleOutput, error: error.value, warnings: [], timedOut: false,
         ...failedBy('interpreter'), ...fromOutput, ...base,
       },
-      ranFields(output, artifacts, [], limits.caps),
+      ranFields(output, artifacts, [], limits),
       truncated || error.truncated,
     );
   }
 
-  const capped = capEnvelope(outcome.envelope, limits.caps);
+  const capped = capEnvelope(outcome.envelope, limits.caps, limits.budget);
   if (outcome.envelope.status === 'rejected') {
     return {
       status: 'rejected', consoleOutput: '', error: null, warnings: [], timedOut: false, ...failedBy('execution'),
@@ -80,7 +89,7 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
   return finish({
     status: envelope.status,
     consoleOutput: output.consoleOutput,
-    error: capped.error,
+    error: envelope.timedOut && capped.error !== null ? `${capped.error}; ${timeoutRaiseHint(limits)}` : capped.error,
     warnings: capped.warnings,
     timedOut: envelope.timedOut,
     ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
@@ -91,7 +100,7 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
     ...fromOutput,
     ...base,
   },
-  ranFields(output, artifacts, capped.notes, limits.caps),
+  ranFields(output, artifacts, capped.notes, limits),
   truncated || capped.truncated);
 }
 
@@ -112,24 +121,44 @@ function failedBy(errorType: ErrorType): Pick<ExecuteResponse, 'errorType' | 're
 }
 
 /** What every run that started R returns: the console's size, plots, files and notes. */
-function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly string[], caps: ResponseCaps): Partial<ExecuteResponse> {
+function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly string[], limits: ResponseLimits): Partial<ExecuteResponse> {
+  const bytes = output.bytes ?? Buffer.byteLength(output.consoleOutput);
+  const omitted = output.omittedBytes ?? 0;
   return {
-    consoleOutputBytes: output.bytes ?? Buffer.byteLength(output.consoleOutput),
-    consoleOutputOmittedBytes: output.omittedBytes ?? 0,
+    consoleOutputBytes: bytes,
+    consoleOutputOmittedBytes: omitted,
     plots: [...artifacts.plots],
     plotsOmitted: artifacts.plotsOmitted,
     files: [...artifacts.files],
-    notes: capNotes([...notes, ...artifacts.notes], caps).value,
+    notes: capNotes([...(limits.budget?.notes ?? []), ...consoleNote(output, bytes, omitted, limits), ...notes, ...artifacts.notes], limits.caps).value,
   };
 }
 
+/** The console's cap fired: how much of its middle went, and how to get more. */
+function consoleNote(output: CapturedOutput, bytes: number, omitted: number, limits: ResponseLimits): string[] {
+  if (!output.truncated) return [];
+  const raise = limits.budget ? raiseBudgetHint('consoleBytes', limits.budget) : 'GET /health limits.maxConsoleOutputBytes';
+  return [`consoleOutput was cut to its head and tail on line boundaries: ${omitted} of ${bytes} bytes were left out of the middle; ${raise}`];
+}
+
 /** Which layer killed the run: the script's own limit plus grace, or the invocation running out. */
-export function backstopMessage(afterMs: number, byRemainingTime: boolean, limits: Pick<ResponseLimits, 'timeoutSeconds' | 'killGraceSeconds'>): string {
+export function backstopMessage(
+  afterMs: number, byRemainingTime: boolean, limits: Pick<ResponseLimits, 'timeoutSeconds' | 'timeoutSecondsMax' | 'killGraceSeconds'>,
+): string {
   const after = Math.round(afterMs / 100) / 10;
   const t = limits.timeoutSeconds;
   return byRemainingTime
     ? `script was killed by the runtime backstop after ${after} s: the invocation's remaining time ran out before its ${t} s limit`
-    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${t + limits.killGraceSeconds} s`;
+    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${t + limits.killGraceSeconds} s; ${timeoutRaiseHint(limits)}`;
+}
+
+/** What a timed-out script's author can do: raise timeoutSeconds up to the maximum, or make it faster. */
+export function timeoutRaiseHint(limits: Pick<ResponseLimits, 'timeoutSeconds' | 'timeoutSecondsMax'>): string {
+  const max = limits.timeoutSecondsMax;
+  if (max === undefined) return 'make the script faster';
+  return limits.timeoutSeconds < max
+    ? `the request's timeoutSeconds raises the limit up to ${max} s`
+    : `${max} s is this deployment's maximum timeoutSeconds: make the script faster or split it`;
 }
 
 function resultFields(output: CapturedOutput): Pick<ExecuteResponse, 'result' | 'resultWarning'> {

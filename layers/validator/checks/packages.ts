@@ -15,7 +15,21 @@ export function packageNotAllowedMessage(name: string, rules: CompiledRules): st
   const blocked = rules.blockedPackages.get(name);
   if (blocked !== undefined) return `Package '${name}' is blocked in jube-r: ${blocked} Do it with base R or an installed package.`;
   const loadable = [...rules.allowedPackages].filter((p) => rules.installedPackages.has(p));
+  const members = rules.metaPackages.get(name);
+  if (members !== undefined) return metaPackageMessage(name, members, new Set(loadable));
   const near = nearest(name, loadable, SUGGESTED_PACKAGES);
   const hint = near.length > 0 ? ` Did you mean ${near.map((p) => `'${p}'`).join(', ')}?` : '';
   return `Package '${name}' is not available in jube-r.${hint} GET /packages lists every installed package.`;
+}
+
+/**
+ * A meta-package (the tidyverse) is not installed, its members are: the rejection names each
+ * installed member to load instead, and the members that are not.
+ */
+function metaPackageMessage(name: string, members: readonly string[], loadable: ReadonlySet<string>): string {
+  const here = members.filter((m) => loadable.has(m));
+  const absent = members.filter((m) => !loadable.has(m));
+  const load = here.length > 0 ? ` Load the packages it would attach instead: ${here.map((m) => `library(${m})`).join('; ')}.` : '';
+  const missing = absent.length > 0 ? ` Not available: ${absent.join(', ')}.` : '';
+  return `Package '${name}' is not available in jube-r as one package.${load}${missing}`;
 }

@@ -6,7 +6,7 @@ caps <- list(
 )
 
 # The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
-details_of <- function(text) {
+details_of <- function(text, packages = character()) {
   exprs <- parse(text = text, keep.source = TRUE)
   script_env <- new.env(parent = globalenv())
   current <- 0L
@@ -18,7 +18,7 @@ details_of <- function(text) {
         expr <- exprs[[i]]
         eval(expr, script_env)
       },
-      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps)
+      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
     ),
     error = function(e) NULL
   )
@@ -38,7 +38,7 @@ case("a condition log keeps texts within the count and byte caps and counts the 
   for (text in c("aaaa", "bbbb", "cccc")) log$record(text, list(line = 1L))
   expect_identical(log$texts(), list("aaaa", "bbbb"))
   expect_identical(log$dropped(), 1L)
-  expect_identical(log$details()[[1L]], list(message = "aaaa", line = 1L))
+  expect_identical(log$details()[[1L]], list(line = 1L))
   bytes <- runner$new_condition_log(10L, 6L)
   for (text in c("aaaa", "bbbb")) bytes$record(text, list())
   expect_identical(bytes$texts(), list("aaaa"))
@@ -46,7 +46,7 @@ case("a condition log keeps texts within the count and byte caps and counts the 
 case("an error at the top level has no call and no frames, but its line", {
   details <- details_of("x <- 1\nundefined_thing")
   expect_identical(details$call, NULL)
-  expect_identical(details[c("line", "column")], list(line = 2L, column = 1L))
+  expect_identical(details[c("line", "column", "expressionLine")], list(line = 2L, column = 1L, expressionLine = 2L))
   expect_identical(details$traceback, list())
   expect_identical(details$message, "object 'undefined_thing' not found")
 })
@@ -71,4 +71,29 @@ case("the class of a classed condition is kept whole, most specific first", {
   script <- "stop(structure(class = c('my_error', 'error', 'condition'), list(message = 'm', call = NULL)))"
   details <- details_of(script)
   expect_identical(details$class, list("my_error", "error", "condition"))
+})
+case("identical conditions fold into one with a count; the text is not repeated in the details", {
+  log <- runner$new_condition_log(5L, 1000L)
+  for (i in 1:240) log$record("same", list(call = NULL, line = 2L, column = 1L))
+  log$record("same", list(call = NULL, line = 3L, column = 1L))
+  expect_identical(log$texts(), list("same [240 times]", "same"))
+  expect_identical(log$details(), list(
+    list(call = NULL, line = 2L, column = 1L, count = 240L), list(call = NULL, line = 3L, column = 1L)
+  ))
+  expect_identical(log$dropped(), 0L)
+})
+case("package start-up messages become one note", {
+  logs <- runner$new_condition_logs(caps, function() list())
+  expect_identical(logs$startup_note(), NULL)
+  withCallingHandlers(
+    {
+      packageStartupMessage("Attaching package: 'x'\n")
+      message("kept")
+    },
+    message = logs$message
+  )
+  expect_identical(logs$fields()$messages, list("kept"))
+  expect_identical(
+    logs$startup_note(), "1 package start-up message(s) left out of consoleOutput and messages: Attaching package: 'x'"
+  )
 })

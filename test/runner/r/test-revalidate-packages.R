@@ -30,3 +30,14 @@ case("a blocked package gives the rules' reason, word for word as the TypeScript
     )
   )
 })
+case("a meta-package names its installed members to load, word for word as the TypeScript validator does", {
+  loadable <- c(test_packages, "tidyr", "ggplot2", "readr", "purrr", "stringr", "tibble", "lubridate")
+  expect_identical(
+    runner$package_unavailable("tidyverse", runner$compile_policy(rules, loadable)),
+    paste(
+      "Package 'tidyverse' is not available in jube-r as one package. Load the packages it would attach instead:",
+      "library(dplyr); library(tidyr); library(ggplot2); library(readr); library(purrr); library(stringr);",
+      "library(tibble); library(lubridate). Not available: forcats."
+    )
+  )
+})

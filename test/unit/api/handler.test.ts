@@ -263,6 +263,23 @@ describe('/execute', () => {
     expect(sentEvent()['timeoutSeconds']).toBe(sent);
   });
 
+  it('says in a note when it lowered timeoutSeconds, naming the maximum; nothing when it did not', async () => {
+    const { body } = await call(makeApi(), jsonPost('/execute', { script: '1', timeoutSeconds: 60 }));
+    expect((body['notes'] as string[])[0]).toBe(
+      "timeoutSeconds 60 is above this deployment's maximum; 20 s was used (GET /health limits.scriptTimeoutSecondsMax)",
+    );
+    const { body: within } = await call(makeApi(), jsonPost('/execute', { script: '1', timeoutSeconds: 20 }));
+    expect(within['notes']).toEqual(OK_RESPONSE.notes);
+  });
+
+  it('passes the output budget on as sent, and refuses a budget that is not whole positive numbers', async () => {
+    await call(makeApi(), jsonPost('/execute', { script: '1', outputBudget: { consoleBytes: 4096, warnings: 5 } }));
+    expect(sentEvent()['outputBudget']).toEqual({ consoleBytes: 4096, warnings: 5 });
+    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1', outputBudget: { valueBytes: 0 } }));
+    expect(result.statusCode).toBe(400);
+    expect((body['issues'] as { path: string }[])[0]?.path).toBe('outputBudget.valueBytes');
+  });
+
   it('passes the tenant as TenantId when the function uses PER_TENANT tenancy', async () => {
     const api = makeApi({ JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' });
     await call(api, jsonPost('/execute', { script: '1' }, { 'x-JUBE-tenant': 'acme-1' }));

@@ -102,3 +102,20 @@ describe('the structured result\'s nesting', () => {
     expect(feed(new ConsoleCapture(1 << 20, 4 << 20), nested(1_000_000), 4096).result().kind).toBe('invalid');
   });
 });
+
+describe('console cut on lines', () => {
+  it('keeps whole lines of the head and the tail, and says how many bytes went between them', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => `row ${i} ${'x'.repeat(i % 7)}\n`).join('');
+    const capture = new ConsoleCapture(200, 10);
+    capture.push(Buffer.from(rows));
+    const { text, omittedBytes } = capture.console();
+    const [head, tail] = text.split(/\[\.\.\. \d+ bytes of console output omitted \.\.\.\]\n/);
+    expect(head!.startsWith('row 0 \n')).toBe(true);
+    expect(head!.endsWith('\n')).toBe(true);
+    expect(tail!.endsWith('row 999 xxxxx\n')).toBe(true);
+    expect(tail!.startsWith('row ')).toBe(true);
+    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!) + omittedBytes).toBe(Buffer.byteLength(rows));
+    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeLessThanOrEqual(200);
+    for (const line of `${head}${tail}`.split('\n').filter(Boolean)) expect(line).toMatch(/^row \d+ x*$/);
+  });
+});

@@ -1,6 +1,7 @@
 /** Outcome + envelope + captured output -> the /execute response, without R (response.ts). */
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
+import { resolveOutputBudget } from '../../../layers/config/output-budget.ts';
 import type { CapturedOutput } from '../../../functions/execute/output/caps.ts';
 import type { RunnerEnvelope } from '../../../functions/execute/output/envelope.ts';
 import type { Artifacts, ExecuteOutcome } from '../../../functions/execute/outcome.ts';
@@ -8,7 +9,7 @@ import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
 const limits: ResponseLimits = {
-  timeoutSeconds: 5, killGraceSeconds: 2, caps: { ...readServiceConfig({}).caps, errorBytes: 64, warnings: 2, warningBytes: 32 },
+  timeoutSeconds: 5, timeoutSecondsMax: 20, killGraceSeconds: 2, caps: { ...readServiceConfig({}).caps, errorBytes: 64, warnings: 2, warningBytes: 32 },
 };
 const output = (extra: Partial<CapturedOutput> = {}): CapturedOutput => ({
   consoleOutput: '[1] 2\n',
@@ -39,7 +40,12 @@ describe('a run that wrote its envelope', () => {
 
   it("passes the script's error and R's own timeout through", () => {
     const response = executeResponse(envelope({ status: 'error', error: 'script exceeded its 5 s limit (R time limit)', timedOut: true }), limits, base);
-    expect(response).toMatchObject({ status: 'error', error: 'script exceeded its 5 s limit (R time limit)', timedOut: true });
+    expect(response).toMatchObject({
+      status: 'error', timedOut: true,
+      error: "script exceeded its 5 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s",
+    });
+    const atMax = executeResponse(envelope({ status: 'error', error: 'script exceeded its 20 s limit (R time limit)', timedOut: true }), { ...limits, timeoutSeconds: 20 }, base);
+    expect(atMax.error).toBe("script exceeded its 20 s limit (R time limit); 20 s is this deployment's maximum timeoutSeconds: make the script faster or split it");
   });
 
   it('caps the error and the warnings and says it did', () => {
@@ -85,7 +91,7 @@ describe('a run the backstop killed', () => {
     const response = executeResponse({ kind: 'killed', afterMs: 7012, byRemainingTime: false, output: output(), artifacts: noArtifacts }, limits, base);
     expect(response).toMatchObject({
       status: 'error', timedOut: true, warnings: [], consoleOutput: '[1] 2\n',
-      error: 'script exceeded its 5 s limit and was killed by the runtime backstop after 7 s',
+      error: "script exceeded its 5 s limit and was killed by the runtime backstop after 7 s; the request's timeoutSeconds raises the limit up to 20 s",
     });
   });
 
@@ -110,7 +116,7 @@ describe('a run without an envelope', () => {
   it('names the signal when there is one, and caps the message', () => {
     const outcome: ExecuteOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output(), artifacts: noArtifacts };
     const response = executeResponse(outcome, limits, base);
-    expect(response.error).toBe(`R exited without a result (signal SIGKILL; ${'r'.repeat(100)})`.slice(0, 64));
+    expect(response.error).toBe(`R was ended by signal SIGKILL before it wrote a result (not by the script's time limit: the kernel's out-of-memory killer, a crash in native code or another process; ${'r'.repeat(100)})`.slice(0, 64));
     expect(response.truncated).toBe(true);
   });
 });
@@ -194,8 +200,42 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
   it('says when messages beyond the cap stayed in the console only, and when a printed value was cut', () => {
     const dropped = executeResponse(envelope({ messages: ['m'], messagesDropped: 4 }), limits, base);
     expect(dropped.truncated).toBe(true);
-    expect(dropped.notes?.[0]).toMatch(/^4 more message\(s\) are only in consoleOutput/);
+    expect(dropped.notes?.[0]).toMatch(/^4 more distinct message\(s\) are only in consoleOutput; GET \/health limits.maxMessages/);
     const cut = executeResponse(envelope({ value: { kind: 'printed', class: ['lm'], printed: 'Call...', truncated: true } }), limits, base);
     expect(cut.truncated).toBe(true);
+  });
+
+  describe('with an output budget', () => {
+    const config = readServiceConfig({});
+    const withBudget = (requested: Parameters<typeof resolveOutputBudget>[0]): ResponseLimits => {
+      const budget = resolveOutputBudget(requested, config);
+      return { ...limits, caps: budget.caps, budget };
+    };
+
+    it('a console cut names outputBudget.consoleBytes and how far it can go', () => {
+      const outcome = { ...envelope(), output: output({ truncated: true, bytes: 700_000, omittedBytes: 690_000 }) } as ExecuteOutcome;
+      const response = executeResponse(outcome, withBudget(undefined), base);
+      expect(response.notes).toEqual([
+        `consoleOutput was cut to its head and tail on line boundaries: 690000 of 700000 bytes were left out of the middle; outputBudget.consoleBytes is ${config.outputBudget.consoleBytes}; raise it (up to ${config.caps.consoleOutputBytes}) to get more`,
+      ]);
+    });
+
+    it('a field above its maximum is lowered to it with a note', () => {
+      const response = executeResponse(envelope(), withBudget({ consoleBytes: 10 ** 9 }), base);
+      expect(response.notes).toEqual([
+        `outputBudget.consoleBytes 1000000000 is above this deployment's maximum; ${config.caps.consoleOutputBytes} was used (GET /health limits.maxConsoleOutputBytes)`,
+      ]);
+    });
+
+    it('dropped warnings and a value over valueBytes each say which field to raise', () => {
+      const budgeted = withBudget({ warnings: 1, valueBytes: 300 });
+      const response = executeResponse(envelope({ warnings: ['a', 'b'], warningsDropped: 2, value: { kind: 'json', class: ['character'], json: 'x'.repeat(400) } }), budgeted, base);
+      expect(response.warnings).toEqual(['a']);
+      expect(response.value).toBeUndefined();
+      expect(response.notes).toEqual([
+        `3 more distinct warning(s) were left out (identical ones are already folded); outputBudget.warnings is 1; raise it (up to ${config.caps.warnings}) to get more, within limits.maxWarningBytes`,
+        `the value was left out: its JSON is larger than 300 bytes; outputBudget.valueBytes is 300; raise it (up to ${config.caps.valueBytes}) to get more`,
+      ]);
+    });
   });
 });

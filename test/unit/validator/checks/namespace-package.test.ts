@@ -32,6 +32,16 @@ describe('check namespace-package', () => {
       expect((await validate('GGPLOT2::ggplot(x)')).errors[0]?.message).toMatch(/Did you mean 'ggplot2'\?/);
     });
 
+    it('names the installed members of a meta-package to load instead, in the wording the R re-validation uses too', async () => {
+      // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
+      const expected =
+        "Package 'tidyverse' is not available in jube-r as one package. Load the packages it would attach instead: " +
+        'library(dplyr); library(tidyr); library(ggplot2); library(readr); library(purrr); library(stringr); library(tibble); ' +
+        'library(lubridate). Not available: forcats.';
+      expect((await validate('library(tidyverse)')).errors[0]?.message).toBe(expected);
+      expect((await validate('tidyverse::tidyverse_packages()')).errors[0]?.message).toBe(expected);
+    });
+
     it('points at GET /packages when nothing is near', async () => {
       expect((await validate('zzzzqqqq::f(1)')).errors[0]?.message).toBe(
         "Package 'zzzzqqqq' is not available in jube-r. GET /packages lists every installed package.",

@@ -16,6 +16,14 @@ describe('lint package-not-installed', () => {
   });
 
   describe('Compliance', () => {
+    it('stays quiet for an installed dependency that packages.R does not declare (rlang, vctrs)', async () => {
+      for (const script of ['x <- rlang::sym("a")', 'library(vctrs)']) {
+        const lint = (await validate(script)).lint.filter((l) => l.rule === 'package-not-installed');
+        expect(lint, script).toEqual([]);
+      }
+    });
+
+
     it.each([['library(dplyr)'], ['stats::median(1)'], ['data.table::fread("a.csv")'], ['library("MASS")']])(
       'stays quiet for %s',
       async (script) => {

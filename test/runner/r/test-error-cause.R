@@ -1,0 +1,49 @@
+# error-cause.R: the chain of causes, the innermost place in the script, the error text.
+runner <- load_runner()
+caps <- list(
+  errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L, callBytes = 40L,
+  tracebackFrames = 3L
+)
+
+# The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
+details_of <- function(text, packages = character()) {
+  exprs <- parse(text = text, keep.source = TRUE)
+  script_env <- new.env(parent = globalenv())
+  current <- 0L
+  details <- NULL
+  tryCatch(
+    withCallingHandlers(
+      for (i in seq_along(exprs)) {
+        current <- i
+        expr <- exprs[[i]]
+        eval(expr, script_env)
+      },
+      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
+    ),
+    error = function(e) NULL
+  )
+  details
+}
+
+case("a chained error's message names every cause, each with its call", {
+  script <- paste0(
+    "inner <- simpleError('the real cause', call = quote(g(1)))\n",
+    "stop(structure(class = c('wrapped', 'error', 'condition'), list(message = 'outer', call = NULL, parent = inner)))"
+  )
+  expect_identical(details_of(script)$message, "outer\nCaused by error in `g(1)`: the real cause")
+})
+case("the line is the innermost place in the script; the expression's start is context", {
+  details <- details_of("x <- 1\ny <- c(1,\n  2) +\n  undefined_thing")
+  expect_identical(
+    details[c("line", "column", "expressionLine", "expressionColumn")],
+    list(line = 4L, column = 3L, expressionLine = 2L, expressionColumn = 1L)
+  )
+  called <- details_of("f <- function(x) x\nf(1) |>\n  f() |>\n  sqrt(\"a\")")
+  expect_identical(called[c("line", "expressionLine")], list(line = 4L, expressionLine = 2L))
+})
+case("the error text names the line of the script and the hints", {
+  exprs <- parse(text = "x <- 1\nstop('boom')", keep.source = TRUE)
+  details <- list(message = "boom", line = 2L, hints = list("a hint"))
+  text <- runner$error_text(simpleError("boom"), details, attr(exprs, "srcfile"), caps)
+  expect_identical(text, "Error: boom\nAt line 2: stop('boom')\nHint: a hint")
+})

@@ -1,0 +1,43 @@
+# error-hints.R: a close name for an object not found, the package that exports a function.
+runner <- load_runner()
+caps <- list(
+  errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L, callBytes = 40L,
+  tracebackFrames = 3L
+)
+
+# The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
+details_of <- function(text, packages = character()) {
+  exprs <- parse(text = text, keep.source = TRUE)
+  script_env <- new.env(parent = globalenv())
+  current <- 0L
+  details <- NULL
+  tryCatch(
+    withCallingHandlers(
+      for (i in seq_along(exprs)) {
+        current <- i
+        expr <- exprs[[i]]
+        eval(expr, script_env)
+      },
+      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
+    ),
+    error = function(e) NULL
+  )
+  details
+}
+
+case("an object not found close to a column or a variable gets a hint", {
+  expect_identical(
+    details_of("df <- data.frame(alpha = 1)\ndf$alpha + alhpa")$hints, list("did you mean `alpha` (a column of `df`)?")
+  )
+  expect_identical(details_of("total <- 1\ntotl + 1")$hints, list("did you mean `total`?"))
+  expect_identical(details_of("zzz_unrelated + 1")$hints, NULL)
+})
+case("a function not exported from one package names the installed package that exports it", {
+  hints <- runner$error_hints(
+    "'fromJSON' is not an exported object from 'namespace:utils'", NULL, emptyenv(), NULL, c("utils", "jsonlite")
+  )
+  expect_identical(hints, "`fromJSON` is in jsonlite: call jsonlite::fromJSON(), or library(jsonlite) first")
+  missing <- details_of("toJSON(1)", packages = c("stats", "jsonlite"))
+  # Capped at caps$callBytes (40 here).
+  expect_true(startsWith(missing$hints[[1L]], "`toJSON` is in jsonlit"))
+})
