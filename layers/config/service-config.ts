@@ -145,7 +145,7 @@ export interface ServiceConfig {
   /** The invoke's deadline leaves this much of the validate function's remaining time (infra/lib/timeout-chain.ts). */
   readonly responseReserveMs: number;
   /** JUBE_R_SANDBOX_LAYERS as a list; undefined when the deployment declares none. */
-  readonly sandboxLayers: readonly string[] | undefined;
+  readonly declaredSandboxLayers: readonly string[] | undefined;
   readonly data: {
     readonly dir: string;
     readonly bucket: string | undefined;
@@ -233,7 +233,7 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ??
       localExecuteTimeoutMs(e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX, e.JUBE_R_KILL_GRACE_SECONDS) + LOCAL_CLIENT_MARGIN_MS,
     responseReserveMs: e.JUBE_R_RESPONSE_RESERVE_MS,
-    sandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
+    declaredSandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
     data: {
       dir: e.JUBE_R_DATA_DIR,
       bucket: e.JUBE_R_DATA_BUCKET,

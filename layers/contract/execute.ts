@@ -32,7 +32,7 @@ const VariableSchema = z.strictObject({ name: RNameSchema, value: VariableValueS
 export type Variable = z.infer<typeof VariableSchema>;
 
 /**
- * The rules file's limits on what a run binds (structurally a part of SandboxRules). Both the
+ * The rules file's limits on what a run binds (structurally a part of ScriptRules). Both the
  * /execute body (validate function) and the ExecuteEvent (execute function, which trusts no
  * caller) apply them through the schemas below, so the two sides cannot disagree.
  */

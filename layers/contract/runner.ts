@@ -118,7 +118,7 @@ export const RunnerEnvelopeSchema = z.strictObject({
   plotPages: z.array(z.strictObject({ name: short, bytes: positiveInt })).max(1000).optional(),
   validation: z.array(EnvelopeValidationErrorSchema).max(L.maxValidationErrors).optional(),
   /** The capsule's report of the layers it armed (parseCapsuleReport). */
-  sandbox: z.string().max(512).optional(),
+  capsule: z.string().max(512).optional(),
 });
 export type RunnerEnvelope = z.infer<typeof RunnerEnvelopeSchema>;
 

@@ -74,6 +74,6 @@ export function capsuleLayers(report: string): string[] {
 }
 
 /** The layers the deployment declares (JUBE_R_SANDBOX_LAYERS), if it declares any. */
-export function configuredSandbox(config: Pick<ServiceConfig, 'sandboxLayers'>): SandboxStatus | undefined {
-  return config.sandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.sandboxLayers] };
+export function configuredSandbox(config: Pick<ServiceConfig, 'declaredSandboxLayers'>): SandboxStatus | undefined {
+  return config.declaredSandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.declaredSandboxLayers] };
 }

@@ -4,7 +4,7 @@
  * need: operator, callee, argument name, assignment-target flag), and a sink for findings.
  */
 import type { Node, Point } from 'web-tree-sitter';
-import type { SandboxRules } from '../rules/rules.ts';
+import type { ScriptRules } from '../rules/rules.ts';
 import { allowedPackages, forbiddenSymbolIndex } from '../rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
 import type { Interest } from './candidates.ts';
@@ -80,7 +80,7 @@ export interface CompiledRules {
 }
 
 export function compileRules(
-  rules: SandboxRules,
+  rules: ScriptRules,
   declared: readonly string[],
   installed: ReadonlySet<string>,
 ): CompiledRules {

@@ -8,7 +8,7 @@
  */
 import type { Point } from 'web-tree-sitter';
 import { getParser } from '../parser/tree-sitter.ts';
-import type { SandboxRules } from '../rules/rules.ts';
+import type { ScriptRules } from '../rules/rules.ts';
 import type {
   LintFinding,
   ValidationError,
@@ -28,7 +28,7 @@ import type { Dispatch, Visitor } from './walk.ts';
 import type { ValidatorPackages } from './package-lists.ts';
 
 export interface ValidatorOptions extends ValidatorPackages {
-  readonly rules: SandboxRules;
+  readonly rules: ScriptRules;
   /** Most errors (and, separately, lint findings) reported for one script. */
   readonly maxFindings?: number;
   /** Parsing is abandoned (and the script rejected) after this long; a backstop, never hit by real scripts. */

@@ -8,7 +8,7 @@ import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execut
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { capText, type CapturedOutput } from './caps.ts';
 import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
-import type { Artifacts, ExecuteOutcome } from '../outcome.ts';
+import type { Artifacts, RunOutcome } from '../outcome.ts';
 import { fitResponse } from './response-size.ts';
 
 /** The fields every response carries, decided by the handler when it answers. */
@@ -29,11 +29,11 @@ export function rejectedResponse(validation: ValidationResult, base: ResponseBas
  * The response for an outcome, every field within its published cap and the whole within
  * caps.responseBytes, whatever the envelope held. `base.rVersion` is the service's, never a run's.
  */
-export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+export function executeResponse(outcome: RunOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
   return fitResponse(uncheckedResponse(outcome, limits, base), limits.caps.responseBytes);
 }
 
-function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
   if (outcome.kind === 'not-staged') {
     return {
       status: 'error', consoleOutput: '', error: `${outcome.message}; the script was not run`, warnings: [], timedOut: false,
@@ -102,7 +102,7 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
 export function unarmedResponse(report: string, base: ResponseBase): ExecuteResponse {
   return {
     status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...failedBy('interpreter'), ...base,
-    error: `the execute runtime's sandbox was not armed for this run (${report}); its result is withheld`,
+    error: `the execute runtime's capsule was not armed for this run (${report}); its result is withheld`,
   };
 }
 

@@ -39,8 +39,8 @@ export interface LocalStack {
 
 /** The execute side's own report of its layers (imported late: it brings execa). */
 async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const { readRuntimePaths, activeSandboxLayers } = await import('../../execute/create-handler.ts');
-  return activeSandboxLayers(readRuntimePaths(env));
+  const { readRuntimeSettings, activeSandboxLayers } = await import('../../execute/create-handler.ts');
+  return activeSandboxLayers(readRuntimeSettings(env));
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {

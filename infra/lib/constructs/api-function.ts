@@ -20,7 +20,7 @@ import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.t
 
 /** Repository-relative files copied beside the bundle (the loaders' default locations). */
 export const API_BUNDLE_FILES = [
-  'layers/rules/sandbox-rules.json',
+  'layers/rules/script-rules.json',
   'layers/packages/manifest.json',
   ...TREE_SITTER_WASM_FILES,
 ] as const;

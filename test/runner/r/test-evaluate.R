@@ -28,11 +28,11 @@ case("a script that runs is ok with no error and no warnings", {
 case("the fields are the envelope's, in its order", {
   expect_identical(names(evaluate("1")), c(
     "status", "error", "timedOut", "warnings", "warningsDropped", "warningDetails", "messages", "messagesDropped",
-    "value", "notes", "plotCapture", "sandbox"
+    "value", "notes", "plotCapture", "capsule"
   ))
   expect_identical(names(evaluate("stop('x')")), c(
     "status", "error", "timedOut", "errorType", "errorDetails", "warnings", "warningsDropped", "warningDetails",
-    "messages", "messagesDropped", "notes", "plotCapture", "sandbox"
+    "messages", "messagesDropped", "notes", "plotCapture", "capsule"
   ))
 })
 case("an error in the fifth expression names its class, call, line and column", {
