@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { PLOT_LIMITS } from '../contract/execute.ts';
+import type { OutputCaps } from '../contract/output-caps.ts';
 import { ISOLATION_MODES, TENANCIES, type IsolationMode, type Tenancy } from '../contract/isolation.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -96,22 +97,7 @@ export interface ServiceConfig {
   readonly killGraceSeconds: number;
   readonly maxInflightExecute: number;
   readonly maxRequestBodyBytes: number;
-  readonly caps: {
-    readonly consoleOutputBytes: number;
-    readonly errorBytes: number;
-    readonly warnings: number;
-    readonly warningBytes: number;
-    readonly resultBytes: number;
-    readonly messages: number;
-    readonly messageBytes: number;
-    readonly valueBytes: number;
-    readonly callBytes: number;
-    readonly tracebackFrames: number;
-    readonly notes: number;
-    readonly noteBytes: number;
-    readonly validationErrors: number;
-    readonly responseBytes: number;
-  };
+  readonly caps: OutputCaps;
   /** The post-run budget (functions/execute/output/post-run-budget.ts). */
   readonly postRun: { readonly maxMs: number; readonly reserveMs: number };
   /** Plot capture: the caps per run and the page defaults a request may override within PLOT_LIMITS. */

@@ -66,7 +66,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
     const config: ServiceConfig = { ...baseConfig, lambdaEndpoint: baseConfig.lambdaEndpoint ?? lambda!.url };
 
-    const configured = configuredSandbox(config);
+    const configured = configuredSandbox(config.declaredSandboxLayers);
     const kind = runtime?.kind;
     let detected: Promise<SandboxStatus> | undefined;
     sandbox = async () => {
