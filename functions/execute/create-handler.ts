@@ -18,7 +18,8 @@ import { loadManifest } from '../../layers/packages/manifest.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
 import { allowedPackages, loadRules, type ScriptRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
-import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
+import { DEFAULT_PARSE_BUDGET_MS, loadValidator, type Validator } from '../../layers/validator/validator.ts';
+import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
 import type { SweepReport, WipeReport } from './environment/hygiene.ts';
@@ -124,12 +125,16 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     // The installed list comes from the manifest, which must exist by now (it names the command that writes it).
     validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()), declaredPackages: declared });
     // The test-only escaped runner (containment.ts) is meant to run what validation would refuse.
-    const validation = runtime.containment.testEscapedRunner ? undefined : (await validator)(e.script);
+    let symbols: string[] | undefined;
+    const validation = runtime.containment.testEscapedRunner ? undefined : (await validator)(e.script, (names) => (symbols = names));
     if (validation && !validation.valid) {
       return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined, retire: undefined };
     }
 
-    const [parser, namespaces, prepared] = await Promise.all([getParser(), resolveNamespaces(runtime.namespaces), prepareEnvironment()]);
+    // The validator hands on the symbols of its own parse; only a validator that does not (a test's,
+    // or none for the escaped runner) leaves a second, equally budgeted, parse to do.
+    const inventory = async () => symbols ?? treeSitterSymbols(await getParser(), e.script, DEFAULT_PARSE_BUDGET_MS) ?? null;
+    const [treeSitter, namespaces, prepared] = await Promise.all([inventory(), resolveNamespaces(runtime.namespaces), prepareEnvironment()]);
     const failed = prepared?.init?.problems.length ? prepared.init : prepared?.before;
     if (failed && failed.problems.length > 0) {
       logger.error('the environment is not clean before a run', { phase: failed.phase, problems: failed.problems });
@@ -143,7 +148,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     try {
       run = await runInWorkdir(e, layout, {
-        config, runtime, allowedPackages: allowed, parser, namespaces, remainingMs,
+        config, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),

@@ -5,10 +5,8 @@
  * processes); the caller owns the workdir's cleanup.
  */
 import { randomBytes } from 'node:crypto';
-import type { Parser } from 'web-tree-sitter';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ExecuteEvent } from '../../../layers/contract/execute.ts';
-import { treeSitterSymbols } from '../../../layers/parser/symbol-inventory.ts';
 import { collectArtifacts } from '../output/artifacts.ts';
 import { ConsoleCapture } from '../output/caps.ts';
 import { buildChildEnv } from './child-env.ts';
@@ -32,7 +30,8 @@ export interface RunSetup {
   readonly runtime: RuntimeSettings;
   /** Sorted; what library() and pkg:: may name. */
   readonly allowedPackages: readonly string[];
-  readonly parser: Parser;
+  /** The symbols of the script's tree-sitter parse (layers/parser/symbol-inventory.ts); null: a syntax error. */
+  readonly treeSitterSymbols: readonly string[] | null;
   readonly namespaces: ActiveNamespaces;
   /** Milliseconds the invocation may still wait (live: it counts down). */
   readonly remainingMs: () => number;
@@ -65,7 +64,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   await writeInputs(layout, event.script, {
     timeoutSeconds: event.timeoutSeconds,
     allowedPackages: [...setup.allowedPackages],
-    treeSitterSymbols: treeSitterSymbols(setup.parser, event.script) ?? null,
+    treeSitterSymbols: setup.treeSitterSymbols === null ? null : [...setup.treeSitterSymbols],
     variables: event.variables,
     dataframes: staged,
     caps: runnerCaps(config.caps),
