@@ -8,6 +8,10 @@ export class InvalidExecuteEventError extends Error {
   override readonly name = 'InvalidExecuteEventError';
 }
 
+/**
+ * The event within the rules' limits; its timeoutSeconds within [1, SCRIPT_TIMEOUT_SECONDS_LIMIT].
+ * The API function clamps a caller's wish once (clampTimeoutSeconds); nothing here clamps it again.
+ */
 export function parseExecuteEvent(event: unknown, rules: ScriptRules): ExecuteEvent {
   const parsed = executeEventSchema(rules).safeParse(event);
   if (!parsed.success) {

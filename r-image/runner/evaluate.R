@@ -36,8 +36,8 @@ error_outcome <- function(e, started, timeout, caps, in_script) {
   used <- proc.time() - started
   reached <- max(used[["elapsed"]], used[["user.self"]] + used[["sys.self"]]) >= timeout * 0.9
   if (reached && is.character(msg) && length(msg) == 1L && grepl("^reached (elapsed|CPU) time limit", msg)) {
-    message <- sprintf("script exceeded its %d s limit (R time limit)", as.integer(timeout))
-    return(list(status = "error", error = message, timedOut = TRUE, errorType = "execution"))
+    # The handler words every timeout (functions/execute/output/response.ts, timeoutMessage).
+    return(list(status = "error", error = NULL, timedOut = TRUE, errorType = "execution"))
   }
   error_type <- if (in_script) "execution" else "interpreter"
   list(status = "error", error = format_error(e, caps$errorBytes), timedOut = FALSE, errorType = error_type)

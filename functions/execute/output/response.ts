@@ -6,6 +6,7 @@
  */
 import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
+import { backstopSeconds } from '../../../layers/config/timeouts.ts';
 import { capText, type CapturedOutput } from './caps.ts';
 import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
 import type { Artifacts, RunOutcome } from '../outcome.ts';
@@ -45,7 +46,7 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
   const truncated = output.truncated || (output.result.kind === 'invalid' && output.result.overflow === true) || artifacts.truncated;
 
   if (outcome.kind === 'killed') {
-    const error = backstopMessage(outcome.afterMs, outcome.byRemainingTime, limits);
+    const error = timeoutMessage(limits, outcome);
     return finish(
       { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
       ranFields(output, artifacts, [], limits.caps),
@@ -80,7 +81,7 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
   return finish({
     status: envelope.status,
     consoleOutput: output.consoleOutput,
-    error: capped.error,
+    error: envelope.timedOut ? timeoutMessage(limits) : capped.error,
     warnings: capped.warnings,
     timedOut: envelope.timedOut,
     ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
@@ -123,13 +124,21 @@ function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly
   };
 }
 
-/** Which layer killed the run: the script's own limit plus grace, or the invocation running out. */
-export function backstopMessage(afterMs: number, byRemainingTime: boolean, limits: Pick<ResponseLimits, 'timeoutSeconds' | 'killGraceSeconds'>): string {
-  const after = Math.round(afterMs / 100) / 10;
+/**
+ * The one wording of a timeout, whichever layer ended the run: R's own limit (the runner reports
+ * only that it fired), the handler's backstop at the script's limit plus grace, or the
+ * invocation's remaining time running out first.
+ */
+export function timeoutMessage(
+  limits: Pick<ResponseLimits, 'timeoutSeconds' | 'killGraceSeconds'>,
+  killed?: { readonly afterMs: number; readonly byRemainingTime: boolean },
+): string {
   const t = limits.timeoutSeconds;
-  return byRemainingTime
+  if (!killed) return `script exceeded its ${t} s limit (R time limit)`;
+  const after = Math.round(killed.afterMs / 100) / 10;
+  return killed.byRemainingTime
     ? `script was killed by the runtime backstop after ${after} s: the invocation's remaining time ran out before its ${t} s limit`
-    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${t + limits.killGraceSeconds} s`;
+    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${backstopSeconds(t, limits.killGraceSeconds)} s`;
 }
 
 function resultFields(output: CapturedOutput): Pick<ExecuteResponse, 'result' | 'resultWarning'> {

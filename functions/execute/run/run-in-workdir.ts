@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import { backstopSeconds } from '../../../layers/config/timeouts.ts';
 import type { ExecuteEvent } from '../../../layers/contract/execute.ts';
 import { collectArtifacts } from '../output/artifacts.ts';
 import { ConsoleCapture } from '../output/caps.ts';
@@ -73,7 +74,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     ...(runtime.containment.testEscapedRunner ? { testEscaped: true } : {}),
   });
 
-  const backstopMs = (event.timeoutSeconds + config.killGraceSeconds) * 1000;
+  const backstopMs = backstopSeconds(event.timeoutSeconds, config.killGraceSeconds) * 1000;
   // remainingMs() is live, so the time staging took is already gone from it.
   const deadlineMs = Math.min(backstopMs, setup.remainingMs());
   const capture = new ConsoleCapture(config.caps.consoleOutputBytes, config.caps.resultBytes);
