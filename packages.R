@@ -5,7 +5,7 @@
 # validator's allow-list (library(), require(), pkg::). Base R's own packages are always there.
 #
 # Never add a package that spawns processes or opens sockets for the caller (processx, callr,
-# sys, curl, httr, ...): layers/rules/sandbox-rules.json blocks those by name as well.
+# sys, curl, httr, ...): layers/rules/script-rules.json blocks those by name as well.
 jube_r_packages <- c(
   "jsonlite",
   "dplyr",

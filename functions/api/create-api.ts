@@ -76,7 +76,7 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     }),
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),
-    sandbox: async () => configuredSandbox(config) ?? { source: 'unknown', layers: [] },
+    sandbox: async () => configuredSandbox(config.declaredSandboxLayers) ?? { source: 'unknown', layers: [] },
     // Only Lambda itself (no endpoint override) with PER_TENANT is known to keep keys apart; the
     // local stack says what its own runtime does (functions/tools/local/stack.ts).
     isolationBoundary: config.isolation.tenancy === 'PER_TENANT' && config.lambdaEndpoint === undefined ? 'lambda-tenant-isolation' : 'none',

@@ -18,9 +18,10 @@ import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
-import { allowedPackages, loadRules, type SandboxRules } from '../../layers/rules/rules.ts';
+import { allowedPackages, loadRules, type ScriptRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
-import { loadValidator, type Validator } from '../../layers/validator/validator.ts';
+import { DEFAULT_PARSE_BUDGET_MS, loadValidator, type Validator } from '../../layers/validator/validator.ts';
+import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
 import type { SweepReport, WipeReport } from './environment/hygiene.ts';
@@ -36,19 +37,20 @@ import { parseCapsuleReport } from '../../layers/contract/runner.ts';
 import { BACKGROUND_REMOVAL_MS, clearEnvironmentMark, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './output/post-run-budget.ts';
 import { serviceRVersion } from './r-version.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './output/response.ts';
-import { runInWorkdir, type RunResult } from './run/run-in-workdir.ts';
-import { readRuntimePaths, type RuntimePaths } from './runtime-paths.ts';
-import { resolveSandbox, sandboxLayers } from './run/sandbox.ts';
+import { runInWorkdir, type WorkdirRun } from './run/run-in-workdir.ts';
+import { readRuntimeSettings, type RuntimeSettings } from './runtime-settings.ts';
+import { runSandboxLayers } from './run/active-layers.ts';
+import { resolveNamespaces } from './run/bwrap.ts';
 import { createWorkdir, removeWorkdir, type WorkdirLayout } from './run/workdir.ts';
 
 // What the local stack and the CLI use besides the factory: they reach this function only through
 // this module and the entry (test/unit/layout.test.ts holds them to it).
 export { InvalidExecuteEventError } from './event.ts';
-export { readRuntimePaths } from './runtime-paths.ts';
-export { activeSandboxLayers } from './run/sandbox.ts';
+export { readRuntimeSettings } from './runtime-settings.ts';
+export { activeSandboxLayers } from './run/active-layers.ts';
 
 /** What happened to the processes and the workdir of one run; for tests and logs. */
-export interface RunReport {
+export interface ContainmentReport {
   readonly workdir: string;
   readonly pid: number | undefined;
   readonly group: GroupKillReport | undefined;
@@ -68,14 +70,14 @@ export interface RunReport {
 
 export interface ExecuteHandlerOptions {
   readonly config?: ServiceConfig;
-  readonly paths?: RuntimePaths;
-  readonly rules?: SandboxRules;
+  readonly runtime?: RuntimeSettings;
+  readonly rules?: ScriptRules;
   /** Packages packages.R declares; default from the manifest. */
   readonly declaredPackages?: readonly string[];
   readonly validator?: Validator | Promise<Validator>;
   /** Never wait past the invocation's remaining time minus this. */
   readonly safetyMarginMs?: number;
-  readonly onRunReport?: (report: RunReport) => void;
+  readonly onContainmentReport?: (report: ContainmentReport) => void;
   readonly logger?: Logger;
   /** Where `file` dataframe sources may come from; default the data root (JUBE_R_DATA_DIR). */
   readonly dataRoots?: readonly string[];
@@ -96,8 +98,8 @@ function manifestOrUndefined() {
 
 export function createExecuteHandler(options: ExecuteHandlerOptions = {}): ExecuteHandler {
   const config = options.config ?? readServiceConfig();
-  const paths = options.paths ?? readRuntimePaths();
-  const rules = options.rules ?? loadRules(paths.rulesFile);
+  const runtime = options.runtime ?? readRuntimeSettings();
+  const rules = options.rules ?? loadRules(runtime.rulesFile);
   const manifest = manifestOrUndefined();
   const declared = options.declaredPackages ?? manifest?.declared ?? [];
   const allowed = [...allowedPackages(rules, declared)].sort();
@@ -108,9 +110,9 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   const rVersion = serviceRVersion(manifest);
   // Init-time cleaning starts with the module: what a crashed or timed-out predecessor left in
   // this microVM (Lambda's reset keeps /tmp and kernel objects) is gone before the first run.
-  const hygiene = hygieneSettings(paths.containment);
+  const hygiene = hygieneSettings(runtime.containment);
   const dataPolicy: DataSourcePolicy = {
-    deployed: paths.containment.deployment !== undefined,
+    deployed: runtime.containment.deployment !== undefined,
     fileRoots: options.dataRoots ?? [config.data.dir],
     urlHost: s3Host(config.data.bucket, process.env['AWS_REGION']),
   };
@@ -125,28 +127,32 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     // The installed list comes from the manifest, which must exist by now (it names the command that writes it).
     validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()), declaredPackages: declared });
     // The test-only escaped runner (containment.ts) is meant to run what validation would refuse.
-    const validation = paths.containment.testEscapedRunner ? undefined : (await validator)(e.script);
+    let symbols: string[] | undefined;
+    const validation = runtime.containment.testEscapedRunner ? undefined : (await validator)(e.script, (names) => (symbols = names));
     if (validation && !validation.valid) {
       return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined, retire: undefined };
     }
 
-    const [parser, sandbox, prepared] = await Promise.all([getParser(), resolveSandbox(paths.sandbox), prepareEnvironment()]);
+    // The validator hands on the symbols of its own parse; only a validator that does not (a test's,
+    // or none for the escaped runner) leaves a second, equally budgeted, parse to do.
+    const inventory = async () => symbols ?? treeSitterSymbols(await getParser(), e.script, DEFAULT_PARSE_BUDGET_MS) ?? null;
+    const [treeSitter, namespaces, prepared] = await Promise.all([inventory(), resolveNamespaces(runtime.namespaces), prepareEnvironment()]);
     const failed = prepared?.init?.problems.length ? prepared.init : prepared?.before;
     if (failed && failed.problems.length > 0) {
       logger.error('the environment is not clean before a run', { phase: failed.phase, problems: failed.problems });
       const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
-      options.onRunReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
+      options.onContainmentReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
       return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
     }
-    const layout = await createWorkdir(paths.tmpRoot);
-    let run: RunResult | undefined;
-    let report: RunReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
+    const layout = await createWorkdir(runtime.tmpRoot);
+    let run: WorkdirRun | undefined;
+    let report: ContainmentReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     // The request's budget replaces four caps for this run, on both sides of the seam.
-    const budget = resolveOutputBudget(e.outputBudget, config);
+    const outputBudget = resolveOutputBudget(e.outputBudget, config);
     try {
       run = await runInWorkdir(e, layout, {
-        config: { ...config, caps: budget.caps }, paths, allowedPackages: allowed, parser, sandbox, remainingMs,
+        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -160,21 +166,21 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, budget, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
     }
     const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
-    const capsule = envelope?.sandbox;
+    const capsule = envelope?.capsule;
     report = { ...report, capsule };
-    options.onRunReport?.(report);
+    options.onContainmentReport?.(report);
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     // Counted by a metric filter (monitoring.ts): a presigned host the network does not let through fails every download.
     if (run.outcome.kind === 'not-staged') logger.warn(DATAFRAME_STAGING_FAILED, { requestId: context?.awsRequestId, reason: run.outcome.message });
     const limits = {
       timeoutSeconds: e.timeoutSeconds, timeoutSecondsMax: config.scriptTimeoutSecondsMax, killGraceSeconds: config.killGraceSeconds,
-      caps: budget.caps, budget,
+      caps: outputBudget.caps, budget: outputBudget,
     };
     const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
     return {
       apiRequestId: e.requestId,
       response,
-      layers: run.outcome.kind === 'not-staged' ? undefined : sandboxLayers(paths, sandbox, capsule),
+      layers: run.outcome.kind === 'not-staged' ? undefined : runSandboxLayers(runtime, namespaces, capsule),
       retire: report.retire,
       hygieneMs: hygieneCost(report.hygiene),
     };
@@ -196,7 +202,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    * (In the image) every process but the handler's chain, every file in the writable places and
    * every IPC object, then the workdir. Whatever could not be removed retires the environment.
    */
-  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<RunReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
+  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<ContainmentReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
     // Processes first, so nothing writes into the workdir while it goes.
     const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene), budget, 'the after-run cleaning') : undefined;
     const after = cleaned === 'deadline' ? undefined : cleaned;
@@ -224,8 +230,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    * which reports that itself as the service's failure, errorType "interpreter".)
    */
   function unarmed(envelope: RunnerEnvelope | undefined, responseBase: ResponseBase): ExecuteResponse | undefined {
-    if (!paths.containment.capsule || !envelope || envelope.status === 'rejected' || envelope.errorType === 'interpreter') return undefined;
-    const report = parseCapsuleReport(envelope.sandbox);
+    if (!runtime.containment.capsule || !envelope || envelope.status === 'rejected' || envelope.errorType === 'interpreter') return undefined;
+    const report = parseCapsuleReport(envelope.capsule);
     if (report?.armed) return undefined;
     const detail = report?.text ?? 'no report';
     logger.error('the capsule did not arm', { report: detail });
@@ -255,7 +261,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
 }
 
 /** Milliseconds each cleaning took, for the invocation's log line; undefined where none ran. */
-function hygieneCost(reports: RunReport['hygiene']): Record<string, number> | undefined {
+function hygieneCost(reports: ContainmentReport['hygiene']): Record<string, number> | undefined {
   const entries = Object.values(reports ?? {}).map((r) => [r.phase, r.ms] as const);
   return entries.length > 0 ? Object.fromEntries(entries) : undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * What one run came to, as a value (STYLE.md item 4): run-in-workdir.ts produces it, response.ts
+ * What one run came to, as a value: run-in-workdir.ts produces it, response.ts
  * turns it into the ExecuteResponse. Nothing a script does makes the run throw; it ends in one of
  * these kinds.
  */
@@ -17,7 +17,7 @@ export interface Artifacts {
   readonly truncated: boolean;
 }
 
-export type ExecuteOutcome =
+export type RunOutcome =
   /** The dataframes could not be staged; R never started. `message` is safe to show the caller. */
   | { readonly kind: 'not-staged'; readonly message: string }
   /** The handler's backstop killed the process group before R wrote its envelope. */

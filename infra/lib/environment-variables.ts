@@ -11,9 +11,23 @@ import {
   RLIMITS_LAYER,
   VALIDATION_LAYERS,
 } from '../../layers/contract/sandbox-layers.ts';
+import type { EnvironmentOf } from '../../layers/config/environment.ts';
+import type { ServiceConfigKey } from '../../layers/config/service-config.ts';
+import type { RuntimeSettingsKey } from '../../functions/execute/runtime-settings.ts';
 import type { DeploymentConfig } from './config.ts';
 import { rAddressSpaceLimitBytes } from './execute-memory.ts';
 import type { TimeoutChain } from './timeout-chain.ts';
+
+/** A variable one of the functions reads: the keys of their environment readers' shapes. */
+export type FunctionVariable = ServiceConfigKey | RuntimeSettingsKey;
+
+/**
+ * Holds an environment to the variables the code reads: a key that no reader has (a typo, a
+ * renamed variable) fails the type-check here instead of being silently ignored in Lambda.
+ */
+function variables<T extends EnvironmentOf<FunctionVariable>>(vars: T & Record<Exclude<keyof T, FunctionVariable>, never>): Record<string, string> {
+  return vars as Record<string, string>;
+}
 
 /** Values only known at deploy time (CloudFormation tokens), passed in by the stack. */
 export interface DeployTimeNames {
@@ -25,7 +39,7 @@ export interface DeployTimeNames {
  * Shared by both functions: the script's time limits as both sides must apply them, and R's memory
  * limit (the execute function applies it; the validate function reports it in GET /health).
  */
-function scriptLimits(config: DeploymentConfig, chain: TimeoutChain): Record<string, string> {
+function scriptLimits(config: DeploymentConfig, chain: TimeoutChain) {
   return {
     // Marks a deployed function: the execute runtime refuses its test-only switches where it is set.
     JUBE_R_DEPLOYMENT: config.envName,
@@ -70,7 +84,7 @@ export function validateEnvironment(
   chain: TimeoutChain,
   names: DeployTimeNames,
 ): Record<string, string> {
-  return {
+  return variables({
     ...scriptLimits(config, chain),
     JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS: String(chain.lambdaClientTimeoutMs),
     JUBE_R_RESPONSE_RESERVE_MS: String(chain.validateResponseReserveMs),
@@ -86,13 +100,13 @@ export function validateEnvironment(
     // Empty means AWS. Declared so `sam local ... --env-vars` can point it at `sam local start-lambda`
     // (SAM only overrides variables the template declares).
     JUBE_R_LAMBDA_ENDPOINT: '',
-  };
+  });
 }
 
 export function executeEnvironment(config: DeploymentConfig, chain: TimeoutChain, names: Pick<DeployTimeNames, 'dataBucketName'>): Record<string, string> {
-  return {
+  return variables({
     ...scriptLimits(config, chain),
     // The one host a `url` dataframe source may name (functions/execute/run/data-sources.ts).
     JUBE_R_DATA_BUCKET: names.dataBucketName,
-  };
+  });
 }

@@ -10,7 +10,7 @@
  *   write-help.R                   help-page writer)
  *   app/                           copied to /app as is
  *     handler.mjs                  functions/execute/handler.ts bundled (export `handler`)
- *     rules/sandbox-rules.json     the sandbox rules (JUBE_R_RULES_FILE)
+ *     rules/script-rules.json     the script rules (JUBE_R_RULES_FILE)
  *     wasm/*.wasm                  tree-sitter runtime and R grammar (JUBE_R_*_WASM)
  *     runner/                      the R runner (JUBE_R_RUNNER_SCRIPT)
  */
@@ -30,7 +30,7 @@ const COPIES: ReadonlyArray<readonly [string, string]> = [
   ['packages.R', 'packages.R'],
   ['scripts/write-manifest.R', 'write-manifest.R'],
   ['scripts/write-help.R', 'write-help.R'],
-  ['layers/rules/sandbox-rules.json', 'app/rules/sandbox-rules.json'],
+  ['layers/rules/script-rules.json', 'app/rules/script-rules.json'],
   ...TREE_SITTER_WASM_FILES.map((file) => [file, `app/wasm/${basename(file)}`] as const),
   ['r-image/runner', 'app/runner'],
 ];

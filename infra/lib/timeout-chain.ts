@@ -3,7 +3,7 @@
  * script time and its API Gateway integration-timeout quota. Every layer must lose the race to the
  * one inside it, so the caller always gets an explained result instead of a bare gateway timeout:
  *
- *   R setTimeLimit (T <= MAX) < runner kill (MAX + grace) < execute Lambda timeout
+ *   R setTimeLimit (T <= MAX) < backstop (MAX + grace) < execute Lambda timeout
  *     < execute timeout + cold-start headroom < invoke deadline (Lambda client)
  *     < validate Lambda timeout < API integration timeout <= quota
  *
@@ -21,6 +21,8 @@
  * `timeout` and the JUBE_R_* variables the handlers read (layers/config/service-config.ts).
  */
 
+import { backstopSeconds, executeTimeoutSeconds } from '../../layers/config/timeouts.ts';
+
 /** API Gateway's default integration timeout; more needs a quota increase for the account. */
 export const DEFAULT_INTEGRATION_QUOTA_SECONDS = 29;
 /** The highest integration timeout API Gateway grants, even with a raised quota. */
@@ -36,7 +38,7 @@ export const LAMBDA_INIT_LIMIT_MS = 10_000;
 export interface TimeoutChainInput {
   /** MAX: the longest a caller may ask a script to run (JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX). */
   readonly maxScriptSeconds: number;
-  /** Seconds between R's setTimeLimit and the runner killing the process group. */
+  /** Seconds between R's setTimeLimit and the handler's backstop killing the process group. */
   readonly killGraceSeconds?: number;
   /** Execute handler work outside the script: start, data download, R start-up, result read, cleanup. */
   readonly executeOverheadSeconds?: number;
@@ -60,8 +62,8 @@ export interface TimeoutChain {
   /** Upper bound of the per-call R limit T (T is clamped to [1, MAX] per call). */
   readonly rLimitMaxSeconds: number;
   readonly killGraceSeconds: number;
-  /** When the runner kills the process group at the latest: MAX + grace. */
-  readonly runnerKillSeconds: number;
+  /** When the handler kills the process group at the latest: MAX + grace (layers/config/timeouts.ts). */
+  readonly backstopSeconds: number;
   readonly executeLambdaTimeoutSeconds: number;
   readonly executeColdStartHeadroomMs: number;
   /** The longest a cold execute invocation is waited for: its timeout plus the cold-start headroom. */
@@ -161,8 +163,8 @@ export function deriveTimeoutChain(input: TimeoutChainInput): TimeoutChainResult
   if (problems.length > 0) return { ok: false, problems };
 
   const max = input.maxScriptSeconds;
-  const runnerKillSeconds = max + m.grace;
-  const executeLambdaTimeoutSeconds = runnerKillSeconds + m.overhead;
+  const backstop = backstopSeconds(max, m.grace);
+  const executeLambdaTimeoutSeconds = executeTimeoutSeconds(max, m.grace, m.overhead);
   const coldInvokeMs = executeLambdaTimeoutSeconds * 1000 + m.headroom;
   const lambdaClientTimeoutMs = coldInvokeMs + m.clientMargin;
   const validateLambdaTimeoutSeconds = Math.ceil((m.preInvoke + lambdaClientTimeoutMs + m.reserve) / 1000);
@@ -194,7 +196,7 @@ export function deriveTimeoutChain(input: TimeoutChainInput): TimeoutChainResult
     chain: {
       rLimitMaxSeconds: max,
       killGraceSeconds: m.grace,
-      runnerKillSeconds,
+      backstopSeconds: backstop,
       executeLambdaTimeoutSeconds,
       executeColdStartHeadroomMs: m.headroom,
       coldInvokeMs,
@@ -233,7 +235,7 @@ export function timeoutChainOrThrow(input: TimeoutChainInput): TimeoutChain {
 export function chainInMilliseconds(chain: TimeoutChain): readonly (readonly [string, number])[] {
   return [
     ['R setTimeLimit (MAX)', chain.rLimitMaxSeconds * 1000],
-    ['runner kill', chain.runnerKillSeconds * 1000],
+    ['backstop', chain.backstopSeconds * 1000],
     ['execute Lambda timeout', chain.executeLambdaTimeoutSeconds * 1000],
     ...(chain.executeColdStartHeadroomMs > 0 ? [['execute timeout + cold-start headroom', chain.coldInvokeMs] as const] : []),
     ['Lambda client deadline', chain.lambdaClientTimeoutMs],

@@ -8,15 +8,18 @@
  * cannot disagree.
  */
 import { z } from 'zod';
-import { PLOT_LIMITS } from '../contract/execute.ts';
+import { PLOT_LIMITS, SCRIPT_TIMEOUT_SECONDS_LIMIT } from '../contract/execute.ts';
+import type { OutputCaps } from '../contract/output-caps.ts';
+import { readEnvironment } from './environment.ts';
+import { executeTimeoutSeconds, LOCAL_EXECUTE_OVERHEAD_SECONDS } from './timeouts.ts';
 import { ISOLATION_MODES, TENANCIES, type IsolationMode, type Tenancy } from '../contract/isolation.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** Each entry: environment variable -> schema with its default. */
 const ENV_SCHEMA = {
-  JUBE_R_SCRIPT_TIMEOUT_SECONDS: int(1, 900).default(10),
-  JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: int(1, 900).default(20),
+  JUBE_R_SCRIPT_TIMEOUT_SECONDS: int(1, SCRIPT_TIMEOUT_SECONDS_LIMIT).default(10),
+  JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: int(1, SCRIPT_TIMEOUT_SECONDS_LIMIT).default(20),
   /** Seconds between R's own setTimeLimit firing and the handler killing the process group. */
   JUBE_R_KILL_GRACE_SECONDS: int(1, 60).default(2),
   JUBE_R_MAX_INFLIGHT_EXECUTE: int(1, 1000).default(2),
@@ -97,8 +100,10 @@ const ENV_SCHEMA = {
   JUBE_R_SANDBOX_LAYERS: z.string().optional(),
 } as const;
 
-const ServiceConfigEnvSchema = z.object(ENV_SCHEMA);
-type ServiceConfigEnv = z.infer<typeof ServiceConfigEnvSchema>;
+type ServiceConfigEnv = z.infer<z.ZodObject<typeof ENV_SCHEMA>>;
+
+/** The variables readServiceConfig reads (infra/lib/environment-variables.ts sets them). */
+export type ServiceConfigKey = keyof typeof ENV_SCHEMA;
 
 export interface ServiceConfig {
   readonly scriptTimeoutSeconds: number;
@@ -107,22 +112,7 @@ export interface ServiceConfig {
   readonly maxInflightExecute: number;
   readonly maxRequestBodyBytes: number;
   readonly maxHelpBytes: number;
-  readonly caps: {
-    readonly consoleOutputBytes: number;
-    readonly errorBytes: number;
-    readonly warnings: number;
-    readonly warningBytes: number;
-    readonly resultBytes: number;
-    readonly messages: number;
-    readonly messageBytes: number;
-    readonly valueBytes: number;
-    readonly callBytes: number;
-    readonly tracebackFrames: number;
-    readonly notes: number;
-    readonly noteBytes: number;
-    readonly validationErrors: number;
-    readonly responseBytes: number;
-  };
+  readonly caps: OutputCaps;
   /**
    * The output budget of a request that names none (layers/config/output-budget.ts); the caps
    * above (consoleOutputBytes, valueBytes, warnings, messages) are its maxima.
@@ -161,7 +151,7 @@ export interface ServiceConfig {
   /** The invoke's deadline leaves this much of the validate function's remaining time (infra/lib/timeout-chain.ts). */
   readonly responseReserveMs: number;
   /** JUBE_R_SANDBOX_LAYERS as a list; undefined when the deployment declares none. */
-  readonly sandboxLayers: readonly string[] | undefined;
+  readonly declaredSandboxLayers: readonly string[] | undefined;
   readonly data: {
     readonly dir: string;
     readonly bucket: string | undefined;
@@ -173,11 +163,11 @@ export interface ServiceConfig {
 
 /**
  * Where no stack derives the timeout chain (infra/lib/timeout-chain.ts), i.e. the local stack and
- * the default Lambda client timeout: the execute function may live for the longest script, the kill
- * grace and 5 s of overhead, and the client waits LOCAL_CLIENT_MARGIN_MS longer than that.
+ * the default Lambda client timeout: the execute function may live for the longest script's
+ * backstop plus the local overhead (timeouts.ts), and the client waits LOCAL_CLIENT_MARGIN_MS longer.
  */
 export const localExecuteTimeoutMs = (maxScriptSeconds: number, killGraceSeconds: number): number =>
-  (maxScriptSeconds + killGraceSeconds + 5) * 1000;
+  executeTimeoutSeconds(maxScriptSeconds, killGraceSeconds, LOCAL_EXECUTE_OVERHEAD_SECONDS) * 1000;
 const LOCAL_CLIENT_MARGIN_MS = 5_000;
 
 export class ConfigError extends Error {
@@ -186,15 +176,9 @@ export class ConfigError extends Error {
 
 /** Validates an environment into a ServiceConfig; throws ConfigError naming every bad key. */
 export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
-  const picked = Object.fromEntries(
-    Object.keys(ENV_SCHEMA).map((key) => [key, env[key] === '' ? undefined : env[key]]),
-  );
-  const parsed = ServiceConfigEnvSchema.safeParse(picked);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ConfigError(`invalid jube-r configuration: ${problems}`);
-  }
-  const e: ServiceConfigEnv = parsed.data;
+  const read = readEnvironment(ENV_SCHEMA, env);
+  if (!read.ok) throw new ConfigError(`invalid jube-r configuration: ${read.problems.join('; ')}`);
+  const e: ServiceConfigEnv = read.values;
   if (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS > e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX) {
     throw new ConfigError(
       `invalid jube-r configuration: JUBE_R_SCRIPT_TIMEOUT_SECONDS (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS}) exceeds JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX})`,
@@ -257,7 +241,7 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ??
       localExecuteTimeoutMs(e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX, e.JUBE_R_KILL_GRACE_SECONDS) + LOCAL_CLIENT_MARGIN_MS,
     responseReserveMs: e.JUBE_R_RESPONSE_RESERVE_MS,
-    sandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
+    declaredSandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
     data: {
       dir: e.JUBE_R_DATA_DIR,
       bucket: e.JUBE_R_DATA_BUCKET,

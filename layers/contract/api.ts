@@ -18,7 +18,7 @@ import {
 } from './execute.ts';
 import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES } from './isolation.ts';
 import { ValidationResultSchema } from './validation.ts';
-import { SandboxRulesSchema } from '../rules/rules.ts';
+import { ScriptRulesSchema } from '../rules/rules.ts';
 
 /** The API's routes: one method each; an unknown path is 404, a known path with another method 405. */
 export const ROUTES = {
@@ -158,7 +158,7 @@ export const HealthResponseSchema = z.strictObject({
   version: z.string(),
   rVersion: z.string(),
   uptimeSeconds: z.number().min(0),
-  rules: SandboxRulesSchema,
+  rules: ScriptRulesSchema,
   limits: LimitsSchema,
   sandbox: HealthSandboxSchema,
   isolation: IsolationStatusSchema,

@@ -32,7 +32,7 @@ const VariableSchema = z.strictObject({ name: RNameSchema, value: VariableValueS
 export type Variable = z.infer<typeof VariableSchema>;
 
 /**
- * The rules file's limits on what a run binds (structurally a part of SandboxRules). Both the
+ * The rules file's limits on what a run binds (structurally a part of ScriptRules). Both the
  * /execute body (validate function) and the ExecuteEvent (execute function, which trusts no
  * caller) apply them through the schemas below, so the two sides cannot disagree.
  */
@@ -223,10 +223,16 @@ const ResolvedDataframeSchema = z.strictObject({
 });
 export type ResolvedDataframe = z.infer<typeof ResolvedDataframeSchema>;
 
+/**
+ * The most seconds any deployment lets a script run (Lambda's own ceiling on a function timeout):
+ * the bound of JUBE_R_SCRIPT_TIMEOUT_SECONDS(_MAX) and of the event.
+ */
+export const SCRIPT_TIMEOUT_SECONDS_LIMIT = 900;
+
 export const ExecuteEventSchema = z.strictObject({
   script: z.string(),
-  /** Already clamped by the caller to [1, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX]. */
-  timeoutSeconds: z.number().int().min(1),
+  /** The API function clamps the caller's wish into [1, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX] (clampTimeoutSeconds, the one clamp). */
+  timeoutSeconds: z.number().int().min(1).max(SCRIPT_TIMEOUT_SECONDS_LIMIT),
   variables: z.array(VariableSchema).default([]),
   dataframes: z.array(ResolvedDataframeSchema).default([]),
   /** Absent: the deployment's plot defaults; the execute function applies them (it trusts no caller). */

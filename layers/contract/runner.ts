@@ -10,7 +10,7 @@
  * (functions/execute/output/envelope.ts) bounds its bytes and nesting before it parses.
  */
 import { z } from 'zod';
-import type { ServiceConfig } from '../config/service-config.ts';
+import { RUNNER_CAP_KEYS, type RunnerCaps } from './output-caps.ts';
 import { ErrorTypeSchema } from './execute.ts';
 import { ValidationErrorCodeSchema } from './validation.ts';
 
@@ -31,14 +31,7 @@ export const RUNNER_FILES = {
 /** A script's structured result sits between these in its stdout. */
 export const RESULT_MARKERS = { start: '<<<JUBE_RESULT_START>>>', end: '<<<JUBE_RESULT_END>>>' } as const;
 
-/** The caps the runner applies itself before it writes the envelope; the handler applies them again. */
-export type RunnerCaps = Pick<
-  ServiceConfig['caps'],
-  'errorBytes' | 'warnings' | 'warningBytes' | 'messages' | 'messageBytes' | 'valueBytes' | 'callBytes' | 'tracebackFrames'
->;
-export const RUNNER_CAP_KEYS = [
-  'errorBytes', 'warnings', 'warningBytes', 'messages', 'messageBytes', 'valueBytes', 'callBytes', 'tracebackFrames',
-] as const satisfies readonly (keyof RunnerCaps)[];
+export { RUNNER_CAP_KEYS, type RunnerCaps };
 
 const positiveInt = z.number().int().min(0).max(2 ** 31 - 1);
 
@@ -122,7 +115,7 @@ export const RunnerEnvelopeSchema = z.strictObject({
   plotPages: z.array(z.strictObject({ name: short, bytes: positiveInt })).max(1000).optional(),
   validation: z.array(EnvelopeValidationErrorSchema).max(L.maxValidationErrors).optional(),
   /** The capsule's report of the layers it armed (parseCapsuleReport). */
-  sandbox: z.string().max(512).optional(),
+  capsule: z.string().max(512).optional(),
 });
 export type RunnerEnvelope = z.infer<typeof RunnerEnvelopeSchema>;
 

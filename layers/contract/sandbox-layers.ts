@@ -3,7 +3,6 @@
  * (functions/execute/run/sandbox.ts) and a deployment declares its own (infra, JUBE_R_SANDBOX_LAYERS);
  * both take the names from here, so one layer never appears under two names.
  */
-import type { ServiceConfig } from '../config/service-config.ts';
 import type { SandboxStatus } from './api.ts';
 import { parseCapsuleReport } from './runner.ts';
 
@@ -74,8 +73,8 @@ export function capsuleLayers(report: string): string[] {
 }
 
 /** The layers the deployment declares (JUBE_R_SANDBOX_LAYERS), if it declares any. */
-export function configuredSandbox(config: Pick<ServiceConfig, 'sandboxLayers'>): SandboxStatus | undefined {
-  return config.sandboxLayers === undefined ? undefined : { source: 'config', layers: [...config.sandboxLayers] };
+export function configuredSandbox(declared: readonly string[] | undefined): SandboxStatus | undefined {
+  return declared === undefined ? undefined : { source: 'config', layers: [...declared] };
 }
 
 /**

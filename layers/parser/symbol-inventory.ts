@@ -5,7 +5,7 @@
  * script with PARSER_DISAGREEMENT when the two sorted lists differ. A script the two parsers read
  * differently is exactly where a static check on one of them can be fooled.
  */
-import type { Parser } from 'web-tree-sitter';
+import type { Parser, Tree } from 'web-tree-sitter';
 
 /** Backquotes are quoting, not part of the name; `...` and `..1` are not looked up by name. */
 export function normalizeSymbol(text: string): string | undefined {
@@ -13,33 +13,42 @@ export function normalizeSymbol(text: string): string | undefined {
   return name === '...' || /^\.\.\d+$/.test(name) ? undefined : name;
 }
 
-/** Sorted (with repeats) symbol names, or undefined when tree-sitter reports a syntax error. */
-export function treeSitterSymbols(parser: Parser, script: string): string[] | undefined {
-  const tree = parser.parse(script);
+/** Sorted (with repeats) symbol names of a tree without syntax errors. */
+export function symbolsOfTree(tree: Tree): string[] {
+  const names: string[] = [];
+  const cursor = tree.walk();
+  try {
+    let descending = true;
+    for (;;) {
+      if (descending && cursor.nodeType === 'identifier') {
+        const name = normalizeSymbol(cursor.nodeText);
+        if (name !== undefined) names.push(name);
+      }
+      if (descending && cursor.gotoFirstChild()) continue;
+      if (cursor.gotoNextSibling()) {
+        descending = true;
+        continue;
+      }
+      if (!cursor.gotoParent()) break;
+      descending = false;
+    }
+  } finally {
+    cursor.delete();
+  }
+  return names.sort();
+}
+
+/**
+ * The same inventory for a script no validator parsed (a test's own validator, the test-only
+ * escaped runner): parsed under the same budget as the validator's parse, undefined when
+ * tree-sitter reports a syntax error or runs out of time.
+ */
+export function treeSitterSymbols(parser: Parser, script: string, budgetMs: number): string[] | undefined {
+  const deadline = performance.now() + budgetMs;
+  const tree = parser.parse(script, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) return undefined;
   try {
-    if (tree.rootNode.hasError) return undefined;
-    const names: string[] = [];
-    const cursor = tree.walk();
-    try {
-      let descending = true;
-      for (;;) {
-        if (descending && cursor.nodeType === 'identifier') {
-          const name = normalizeSymbol(cursor.nodeText);
-          if (name !== undefined) names.push(name);
-        }
-        if (descending && cursor.gotoFirstChild()) continue;
-        if (cursor.gotoNextSibling()) {
-          descending = true;
-          continue;
-        }
-        if (!cursor.gotoParent()) break;
-        descending = false;
-      }
-    } finally {
-      cursor.delete();
-    }
-    return names.sort();
+    return tree.rootNode.hasError ? undefined : symbolsOfTree(tree);
   } finally {
     tree.delete();
   }

@@ -1,5 +1,5 @@
 /**
- * The sandbox rules: one JSON file (sandbox-rules.json) read by the validator, the R runner
+ * The script rules: one JSON file (script-rules.json) read by the validator, the R runner
  * and GET /health. This module is its only TypeScript reader; the schema makes a malformed
  * rules file fail at load, naming the offending key, instead of weakening the sandbox.
  */
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
-export const SandboxRulesSchema = z.strictObject({
+export const ScriptRulesSchema = z.strictObject({
   $comment: z.string().optional(),
   version: z.number().int().positive(),
   script: z.strictObject({
@@ -73,24 +73,24 @@ export const SandboxRulesSchema = z.strictObject({
   ),
 });
 
-export type SandboxRules = z.infer<typeof SandboxRulesSchema>;
+export type ScriptRules = z.infer<typeof ScriptRulesSchema>;
 
 /** Where the rules file lives; overridable so a Lambda bundle can ship it beside its code. */
 export const rulesFilePath = (): string =>
-  process.env['JUBE_R_RULES_FILE'] ?? fileURLToPath(new URL('./sandbox-rules.json', import.meta.url));
+  process.env['JUBE_R_RULES_FILE'] ?? fileURLToPath(new URL('./script-rules.json', import.meta.url));
 
-let cached: SandboxRules | undefined;
+let cached: ScriptRules | undefined;
 
 /** Reads and validates the rules once per process. */
-export function loadRules(path: string = rulesFilePath()): SandboxRules {
+export function loadRules(path: string = rulesFilePath()): ScriptRules {
   if (cached && path === rulesFilePath()) return cached;
-  const parsed = SandboxRulesSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+  const parsed = ScriptRulesSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
   if (path === rulesFilePath()) cached = parsed;
   return parsed;
 }
 
 /** Every forbidden symbol, flattened, with the category that justifies it. */
-export function forbiddenSymbolIndex(rules: SandboxRules): ReadonlyMap<string, string> {
+export function forbiddenSymbolIndex(rules: ScriptRules): ReadonlyMap<string, string> {
   const index = new Map<string, string>();
   for (const [category, entry] of Object.entries(rules.forbiddenSymbols)) {
     for (const symbol of entry.symbols) index.set(symbol, category);
@@ -99,7 +99,7 @@ export function forbiddenSymbolIndex(rules: SandboxRules): ReadonlyMap<string, s
 }
 
 /** Packages a script may load: the base set plus everything packages.R installs, minus the blocked list. */
-export function allowedPackages(rules: SandboxRules, declared: readonly string[]): ReadonlySet<string> {
+export function allowedPackages(rules: ScriptRules, declared: readonly string[]): ReadonlySet<string> {
   const blocked = new Set(rules.packages.blocked.map((p) => p.name));
   return new Set([...rules.packages.baseAllowed, ...declared].filter((p) => !blocked.has(p)));
 }

@@ -4,7 +4,7 @@
  * need: operator, callee, argument name, assignment-target flag), and a sink for findings.
  */
 import type { Node, Point } from 'web-tree-sitter';
-import type { SandboxRules } from '../rules/rules.ts';
+import type { ScriptRules } from '../rules/rules.ts';
 import { allowedPackages, forbiddenSymbolIndex } from '../rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
 import type { Interest } from './candidates.ts';
@@ -49,7 +49,7 @@ export interface CompiledRules {
   readonly loaderNamedArguments: ReadonlySet<string>;
   readonly allowedPackages: ReadonlySet<string>;
   readonly blockedPackages: ReadonlyMap<string, string>;
-  /** A meta-package's name -> the packages it attaches (sandbox-rules.json packages.metaPackages). */
+  /** A meta-package's name -> the packages it attaches (script-rules.json packages.metaPackages). */
   readonly metaPackages: ReadonlyMap<string, readonly string[]>;
   readonly installedPackages: ReadonlySet<string>;
   readonly installedPackageList: readonly string[];
@@ -82,7 +82,7 @@ export interface CompiledRules {
 }
 
 export function compileRules(
-  rules: SandboxRules,
+  rules: ScriptRules,
   declared: readonly string[],
   installed: ReadonlySet<string>,
 ): CompiledRules {

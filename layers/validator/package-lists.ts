@@ -3,7 +3,7 @@
  * rules' base set, minus the blocked) and what is actually installed (for the not-installed lint).
  */
 import type { PackageManifest } from '../packages/manifest.ts';
-import type { SandboxRules } from '../rules/rules.ts';
+import type { ScriptRules } from '../rules/rules.ts';
 
 export interface ValidatorPackages {
   readonly declaredPackages: readonly string[];
@@ -17,6 +17,6 @@ export function manifestPackages(manifest: PackageManifest): ValidatorPackages {
 }
 
 /** Without a manifest: only the rules' base packages are allowed, and known installed (they ship with R). */
-export function basePackagesOnly(rules: SandboxRules): ValidatorPackages {
+export function basePackagesOnly(rules: ScriptRules): ValidatorPackages {
   return { declaredPackages: [], installedPackages: new Set(rules.packages.baseAllowed) };
 }

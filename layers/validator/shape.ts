@@ -1,6 +1,6 @@
 /**
  * The shape check: what can be refused from the raw text alone, before any parser sees it
- * (docs/sandbox-rules.md). One linear pass that knows R's lexical states (code, quoted
+ * (docs/script-rules.md). One linear pass that knows R's lexical states (code, quoted
  * string, backquoted name, raw string, comment), so brackets inside text do not count as nesting.
  * Pure, allocation-free apart from the errors it returns.
  */

@@ -7,8 +7,9 @@
  * (package-lists.ts), so each caller decides where they come from and what a missing manifest means.
  */
 import type { Point } from 'web-tree-sitter';
+import { symbolsOfTree } from '../parser/symbol-inventory.ts';
 import { getParser } from '../parser/tree-sitter.ts';
-import type { SandboxRules } from '../rules/rules.ts';
+import type { ScriptRules } from '../rules/rules.ts';
 import type {
   LintFinding,
   ValidationError,
@@ -28,7 +29,7 @@ import type { Dispatch, Visitor } from './walk.ts';
 import type { ValidatorPackages } from './package-lists.ts';
 
 export interface ValidatorOptions extends ValidatorPackages {
-  readonly rules: SandboxRules;
+  readonly rules: ScriptRules;
   /** Most errors (and, separately, lint findings) reported for one script. */
   readonly maxFindings?: number;
   /** Parsing is abandoned (and the script rejected) after this long; a backstop, never hit by real scripts. */
@@ -40,7 +41,15 @@ export interface ValidatorOptions extends ValidatorPackages {
   readonly walk?: 'candidates' | 'full';
 }
 
-export type Validator = (script: string) => ValidationResult;
+/**
+ * Validates a script. `inventory`, when given, receives the symbols of the tree the validator
+ * parsed (layers/parser/symbol-inventory.ts) once that tree is known to hold no syntax error, so
+ * the execute function hands R's cross-check the same parse instead of parsing again.
+ */
+export type Validator = (script: string, inventory?: (symbols: string[]) => void) => ValidationResult;
+
+/** How long one parse may take before the script is rejected (PARSE_TIMEOUT). */
+export const DEFAULT_PARSE_BUDGET_MS = 5_000;
 
 export const DEFAULT_MAX_FINDINGS = 100;
 const MAX_SYNTAX_ERRORS = 10;
@@ -114,7 +123,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
   ]);
   const full = options.walk === 'full';
   const maxFindings = options.maxFindings ?? DEFAULT_MAX_FINDINGS;
-  const parseBudgetMs = options.parseBudgetMs ?? 5_000;
+  const parseBudgetMs = options.parseBudgetMs ?? DEFAULT_PARSE_BUDGET_MS;
   const parser = await getParser();
   const limits = rules.script;
 
@@ -125,7 +134,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
     durationMs: performance.now() - start,
   });
 
-  return (script: string): ValidationResult => {
+  return (script: string, inventory?: (symbols: string[]) => void): ValidationResult => {
     const start = performance.now();
     if (typeof script !== 'string') {
       return finish(start, [{ code: 'SCRIPT_EMPTY', message: 'The script must be a string of R code.', line: 1, column: 1 }], []);
@@ -145,6 +154,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
       }
       try {
         if (tree.rootNode.hasError) return finish(start, syntaxErrors(tree, MAX_SYNTAX_ERRORS), []);
+        inventory?.(symbolsOfTree(tree));
         const collector = new Collector(compiled, new ScriptFacts(tree, script, compiled), maxFindings);
         const walkOptions = {
           dispatch,

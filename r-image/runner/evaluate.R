@@ -1,4 +1,4 @@
-# Evaluation (docs/sandbox-rules.md): the script's top-level expressions one by one in a
+# Evaluation (docs/script-rules.md): the script's top-level expressions one by one in a
 # fresh environment under the mask, under setTimeLimit, autoprinting as the console does, with
 # warnings and messages collected (conditions.R), plots captured (plots.R), the first error ending
 # the script, and the last value converted (value.R). Returns the envelope fields.
@@ -30,7 +30,7 @@ format_error <- function(e, max_bytes, message = NULL) {
 
 # The outcome of an error that ended the script: the R time limit, or the script's own error.
 # `in_script`: the error came from the script's expressions, not from the runner's set-up before
-# them (binding the inputs, arming the sandbox), which is the service's failure ("interpreter").
+# them (binding the inputs, arming the capsule), which is the service's failure ("interpreter").
 # `details`: what the calling handler read (conditions.R error_details), or NULL.
 error_outcome <- function(e, started, timeout, caps, in_script, details = NULL, srcfile = NULL) {
   msg <- subset2(e, "message")
@@ -38,8 +38,8 @@ error_outcome <- function(e, started, timeout, caps, in_script, details = NULL, 
   used <- proc.time() - started
   reached <- max(used[["elapsed"]], used[["user.self"]] + used[["sys.self"]]) >= timeout * 0.9
   if (reached && is.character(msg) && length(msg) == 1L && grepl("^reached (elapsed|CPU) time limit", msg)) {
-    message <- sprintf("script exceeded its %d s limit (R time limit)", as.integer(timeout))
-    return(list(status = "error", error = message, timedOut = TRUE, errorType = "execution"))
+    # The handler words every timeout (functions/execute/output/response.ts, timeoutMessage).
+    return(list(status = "error", error = NULL, timedOut = TRUE, errorType = "execution"))
   }
   error_type <- if (in_script) "execution" else "interpreter"
   text <- if (is.null(details)) format_error(e, caps$errorBytes) else error_text(e, details, srcfile, caps)
@@ -54,7 +54,7 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   caps <- input$caps
   escaped <- isTRUE(input$testEscaped)
   script_env <- new.env(parent = if (escaped) globalenv() else make_mask(policy))
-  sandbox <- "not armed"
+  capsule <- "not armed"
   plot_capture <- "off"
   # The top-level expression running; 0 while the runner sets up.
   current <- 0L
@@ -79,7 +79,7 @@ evaluate_script <- function(exprs, policy, input, workdir) {
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
         plot_capture <- open_plot_capture(input$plots, workdir)
-        sandbox <- arm_sandbox()
+        capsule <- arm_capsule()
         for (i in seq_along(exprs)) {
           current <- i
           expr <- exprs[[i]]
@@ -126,7 +126,7 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   c(
     outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
     if (!is.null(value)) list(value = value),
-    list(notes = as.list(notes), plotCapture = plot_capture, sandbox = sandbox),
+    list(notes = as.list(notes), plotCapture = plot_capture, capsule = capsule),
     if (!is.null(plot_pages)) list(plotPages = plot_pages)
   )
 }

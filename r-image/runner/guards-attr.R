@@ -1,4 +1,4 @@
-# Attributes holding environments (docs/sandbox-rules.md): `attr(quosure, ".Environment") <- env`
+# Attributes holding environments (docs/script-rules.md): `attr(quosure, ".Environment") <- env`
 # moved a quosure into a package frame, and dplyr::mutate(df, b = !!q) then ran it there. The
 # mask's versions of the functions that set attributes refuse an environment-valued attribute
 # that is not contained (the script's own environments stay settable: a formula's environment

@@ -1,4 +1,4 @@
-# Evaluators given an environment or code by the script (docs/sandbox-rules.md), and the registry
+# Evaluators given an environment or code by the script (docs/script-rules.md), and the registry
 # of every guarded function the mask binds. with(env, ...), model.frame() of a formula whose
 # environment is a package's, numericDeriv(expr, , rho = env) and purrr::exec(name, .env = env)
 # each evaluated a call built around .Internal in a package frame. Package code calls the same

@@ -1,4 +1,4 @@
-# Environments outside the mask (docs/sandbox-rules.md). Every route from a script to a shell
+# Environments outside the mask (docs/script-rules.md). Every route from a script to a shell
 # needed an environment whose parent chain skips the mask, and something that evaluates a call in
 # it. This part says which environments are the script's own ("contained": their parent chain
 # reaches the mask, so every name looked up there meets the mask's stubs first), and keeps the

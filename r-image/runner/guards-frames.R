@@ -1,4 +1,4 @@
-# Package frames captured through a function value (docs/sandbox-rules.md). A function that
+# Package frames captured through a function value (docs/script-rules.md). A function that
 # defaults an environment to its caller's frame (new.env(parent = parent.frame()),
 # formula.data.frame(env = parent.frame()), ggplot(environment = parent.frame()), the `~`
 # primitive, rlang's quo()) hands out a package frame when a package calls it: lapply(1, new.env)

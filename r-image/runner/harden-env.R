@@ -1,4 +1,4 @@
-# Hardening below the mask against environments and code (docs/sandbox-rules.md), applied by
+# Hardening below the mask against environments and code (docs/script-rules.md), applied by
 # harden_runtime() (harden.R) just before the script:
 # - methods' slot() and base's getElement() on an S4 object never return an environment outside
 #   the script's to a contained caller, and methods' new() makes no environment class the script

@@ -1,5 +1,5 @@
 # Hardening below the mask (defense in depth when an environment leaks anyway), and the one place
-# the sandbox is armed just before the script.
+# the capsule is armed just before the script.
 #
 # R looks a function named by a string up in the caller's frame: match.fun() in lapply() called
 # from ave() (stats) or outer() called from kronecker() (base) resolves the script's string in a
@@ -20,7 +20,7 @@
 # - methods' slot() and new(), base's getElement(), stats' model.frame.default and numericDeriv,
 #   rlang's as_function on a lambda: see harden-env.R.
 # What stays reachable from a leaked environment is .Internal() on a constructed call
-# (docs/sandbox-rules.md, residual risks); the OS layers bound that.
+# (docs/script-rules.md, residual risks); the OS layers bound that.
 
 hardened_packages <- c("base", "utils", "stats", "methods", "grDevices", "graphics", "tools")
 
@@ -141,15 +141,15 @@ real_dyn_load <- base::dyn.load
 # writes only in its workdir. Returns the capsule's report of the layers in force; without a
 # capsule (JUBE_R_CAPSULE=off, benchmarks and tests only) "preload=off". A capsule that fails to
 # arm stops the run: the script must not run less contained than the handler asked for.
-arm_sandbox <- function(library_path = Sys.getenv("JUBE_R_CAPSULE_LIBRARY")) {
+arm_capsule <- function(library_path = Sys.getenv("JUBE_R_CAPSULE_LIBRARY")) {
   if (!nzchar(library_path)) return("preload=off")
   dll <- real_dyn_load(library_path)
   armed <- .C("jube_capsule_arm", status = integer(1L), report = strrep(" ", 255L), PACKAGE = dll[["name"]])
   report <- trimws(armed$report)
   if (!identical(armed$status, 1L)) {
     stop(structure(
-      class = c("jube_sandbox_error", "error", "condition"),
-      list(message = sprintf("the sandbox could not be armed (%s); the script was not run", report), call = NULL)
+      class = c("jube_capsule_error", "error", "condition"),
+      list(message = sprintf("the capsule could not be armed (%s); the script was not run", report), call = NULL)
     ))
   }
   report

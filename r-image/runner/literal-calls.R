@@ -1,4 +1,4 @@
-# The literal-name relaxations (sandbox-rules.json `relaxations.literalFunctionNames` and
+# The literal-name relaxations (script-rules.json `relaxations.literalFunctionNames` and
 # `localBlocks`) on R's parse data, as layers/validator/relaxations.ts judges them: do.call() and
 # match.fun() naming their function literally, local() with its one block.
 

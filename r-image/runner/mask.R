@@ -1,4 +1,4 @@
-# The runtime mask (docs/sandbox-rules.md): the parent of the script's environment. It
+# The runtime mask (docs/script-rules.md): the parent of the script's environment. It
 # binds every forbidden name to a stub, `:::` to a stub and `::` to a checked version, and gives
 # the script safe replacements (the `safe_replacements` table) for the functions that would run a
 # shell command or hand out an environment, since the mask only works while every environment the

@@ -3,7 +3,7 @@
 # (it draws text with the system's fonts) or svglite, one file per page in WORKDIR/.jube/plots,
 # named dNNN-pNNNNN so the handler reads them back in drawing order. A script that closes it and
 # draws again gets a fresh one (the next dNNN). The script's own devices (png("x.png")) are its own.
-# The device's package is loaded here, before the sandbox is armed; its files are in the workdir,
+# The device's package is loaded here, before the capsule is armed; its files are in the workdir,
 # the only place the script's process may write once it is.
 
 plot_devices <- list(

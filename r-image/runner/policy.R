@@ -1,4 +1,4 @@
-# The policy: the rules file (layers/rules/sandbox-rules.json) and this run's allowed packages,
+# The policy: the rules file (layers/rules/script-rules.json) and this run's allowed packages,
 # as the name vectors the re-validation, the mask and the hardening read. Everything below is
 # driven by these vectors, so a new forbidden symbol or category needs no change to the runner.
 

@@ -1,4 +1,4 @@
-# The relaxations of the rules (sandbox-rules.json `relaxations`), on R's parse data: where a
+# The relaxations of the rules (script-rules.json `relaxations`), on R's parse data: where a
 # forbidden name cannot reach a capability, the re-validation lets it stand exactly where the
 # TypeScript validator does (layers/validator/relaxations.ts, script-facts.ts), so the two agree on
 # every script. do.call(), match.fun() and local() are judged in literal-calls.R, options(op) in

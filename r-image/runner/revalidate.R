@@ -1,4 +1,4 @@
-# Re-validation with R's own parser (docs/sandbox-rules.md): the same rules as the
+# Re-validation with R's own parser (docs/script-rules.md): the same rules as the
 # TypeScript validator, on getParseData()'s tokens. Each rule is one entry of a registry below,
 # testable on its own (test/runner/r/test-revalidate.R); a script any rule refuses never runs.
 

@@ -1,4 +1,4 @@
-# The runtime side of the relaxations (sandbox-rules.json `relaxations`): the static rules let
+# The runtime side of the relaxations (script-rules.json `relaxations`): the static rules let
 # do.call(), match.fun(), local() and options(op) through in their plain forms, so the script's
 # environment gets versions of them that refuse again what the rules refuse, whatever the static
 # walk saw (make_mask() binds them); and reformulate(), no longer forbidden, builds no formula

@@ -1,4 +1,4 @@
-# The saved-options relaxation (sandbox-rules.json `relaxations.savedOptions`) on R's parse data,
+# The saved-options relaxation (script-rules.json `relaxations.savedOptions`) on R's parse data,
 # as layers/validator/script-facts.ts judges it: options(op) may restore `op` when every binding of
 # `op` in the script is `op <- options(...)` and nothing modifies it.
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { allowedPackages, loadRules, type SandboxRules } from '../../layers/rules/rules.ts';
+import { allowedPackages, loadRules, type ScriptRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { median } from './median.ts';
@@ -21,7 +21,7 @@ const corpusDir = fileURLToPath(new URL('../fixtures/corpus/benign/', import.met
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The shipped rules with every relaxation switched off. */
-export function withoutRelaxations(rules: SandboxRules): SandboxRules {
+export function withoutRelaxations(rules: ScriptRules): ScriptRules {
   const strict = structuredClone(rules);
   const relax = strict.relaxations;
   relax.columnNames.operators = [];
@@ -49,7 +49,7 @@ rejected <- Filter(function(f) length(runner$check_script(f, policy, NULL, only 
 cat(jsonlite::toJSON(basename(unlist(rejected))))
 `;
 
-function rejectedInR(rules: SandboxRules, allowed: readonly string[], files: readonly string[]): string[] {
+function rejectedInR(rules: ScriptRules, allowed: readonly string[], files: readonly string[]): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'jube-bench-corpus-'));
   try {
     const input = join(dir, 'input.json');

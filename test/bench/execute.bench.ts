@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/create-handler.ts';
-import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
-import { resolveSandbox } from '../../functions/execute/run/sandbox.ts';
+import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
+import { resolveNamespaces } from '../../functions/execute/run/bwrap.ts';
 import { median } from './median.ts';
 import { samples } from './budget.ts';
 
@@ -56,24 +56,24 @@ export async function run(): Promise<void> {
 
 async function measure(scratch: string): Promise<void> {
   const config = readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '60' });
-  const base = readRuntimePaths();
+  const base = readRuntimeSettings();
   // The bench prints its own table; the handlers' invocation lines would only interleave with it.
   const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
   const capsule = base.containment.capsule;
-  const posture = (sandbox: 'none' | 'bwrap', capsuleKernel: 'auto' | 'off' | undefined) => ({
+  const posture = (namespaces: 'none' | 'bwrap', capsuleKernel: 'auto' | 'off' | undefined) => ({
     ...base,
-    sandbox,
+    namespaces,
     containment: { ...base.containment, capsule: capsule && capsuleKernel ? { ...capsule, kernel: capsuleKernel } : undefined },
   });
   const handlers: [string, ExecuteHandler][] = [
-    ['handler, no capsule', createExecuteHandler({ config, logger, paths: posture('none', undefined) })],
+    ['handler, no capsule', createExecuteHandler({ config, logger, runtime: posture('none', undefined) })],
   ];
   if (capsule) {
-    handlers.push(['handler, capsule (Lambda)', createExecuteHandler({ config, logger, paths: posture('none', 'off') })]);
-    handlers.push(['handler, capsule + kernel', createExecuteHandler({ config, logger, paths: posture('none', 'auto') })]);
+    handlers.push(['handler, capsule (Lambda)', createExecuteHandler({ config, logger, runtime: posture('none', 'off') })]);
+    handlers.push(['handler, capsule + kernel', createExecuteHandler({ config, logger, runtime: posture('none', 'auto') })]);
   }
-  if ((await resolveSandbox('auto')).kind === 'bwrap') {
-    handlers.push(['handler, bwrap + capsule', createExecuteHandler({ config, logger, paths: posture('bwrap', capsule ? 'auto' : undefined) })]);
+  if ((await resolveNamespaces('auto')).kind === 'bwrap') {
+    handlers.push(['handler, bwrap + capsule', createExecuteHandler({ config, logger, runtime: posture('bwrap', capsule ? 'auto' : undefined) })]);
   }
   for (const { name, code } of CASES) {
     const samples = new Map<string, number[]>();

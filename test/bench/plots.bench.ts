@@ -7,7 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import type { PlotsRequest } from '../../layers/contract/execute.ts';
 import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
-import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
+import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
 import { median } from './median.ts';
 import { samples } from './budget.ts';
 
@@ -22,7 +22,7 @@ const VARIANTS: [string, PlotsRequest][] = [
 export async function run(): Promise<void> {
   const config = readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '60' });
   const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
-  const handler = createExecuteHandler({ config, logger, paths: { ...readRuntimePaths(), sandbox: 'none' } });
+  const handler = createExecuteHandler({ config, logger, runtime: { ...readRuntimeSettings(), namespaces: 'none' } });
   const samples = new Map<string, number[]>();
   const bytes = new Map<string, number>();
   const once = async (label: string, plots: PlotsRequest) => {

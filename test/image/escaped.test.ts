@@ -26,7 +26,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
 import { CANARY_CREDENTIALS, PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { ENVIRONMENT_NOT_CLEAN } from '../../functions/execute/environment/hygiene-response.ts';
-import type { InvokeOutcome } from '../../functions/tools/local/runtime.ts';
+import type { InvokeAnswer } from '../../functions/tools/local/runtime.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
 const FUNCTION_TIMEOUT_MS = 60_000;
@@ -51,10 +51,10 @@ async function start(env: Record<string, string>): Promise<ContainerRuntime> {
   return runtime;
 }
 
-const invoke = (rt: ContainerRuntime, script: string, timeoutSeconds = 20): Promise<InvokeOutcome> =>
+const invoke = (rt: ContainerRuntime, script: string, timeoutSeconds = 20): Promise<InvokeAnswer> =>
   rt.invoke({ script, timeoutSeconds }, { requestId: randomUUID(), timeoutMs: FUNCTION_TIMEOUT_MS });
 
-function answered(outcome: InvokeOutcome): ExecuteResponse {
+function answered(outcome: InvokeAnswer): ExecuteResponse {
   if (!outcome.ok) throw new Error(`function error ${outcome.errorType}: ${outcome.errorMessage}`);
   return ExecuteResponseSchema.parse(outcome.payload);
 }

@@ -74,8 +74,8 @@ describe('an envelope an escaped script forged, in the image', () => {
     const forge = (fields: string) => [
       'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
       // The runner's own capsule report, so the handler does not withhold the forged result as unarmed.
-      'for (f in sys.frames()) if (exists("plot_capture", envir = f, inherits = FALSE)) s <- get("sandbox", envir = f)',
-      `e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE, sandbox = s), ${fields})`,
+      'for (f in sys.frames()) if (exists("plot_capture", envir = f, inherits = FALSE)) s <- get("capsule", envir = f)',
+      `e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE, capsule = s), ${fields})`,
       'e$rVersion <- "9.9.9"',
       'writeLines(jsonlite::toJSON(e, auto_unbox = TRUE, null = "null"), file.path(getwd(), "envelope.json"))',
       'quit(save = "no")',

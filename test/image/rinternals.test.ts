@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
-import type { InvokeOutcome } from '../../functions/tools/local/runtime.ts';
+import type { InvokeAnswer } from '../../functions/tools/local/runtime.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
 
 let runtime: ContainerRuntime | undefined;
@@ -23,7 +23,7 @@ afterEach(async () => {
   runtime = undefined;
 });
 
-function answered(outcome: InvokeOutcome): ExecuteResponse {
+function answered(outcome: InvokeAnswer): ExecuteResponse {
   if (!outcome.ok) throw new Error(`function error ${outcome.errorType}: ${outcome.errorMessage}`);
   return ExecuteResponseSchema.parse(outcome.payload);
 }

@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { groupMembers } from '../../functions/execute/run/process-group.ts';
-import { readRuntimePaths } from '../../functions/execute/runtime-paths.ts';
-import { resolveSandbox } from '../../functions/execute/run/sandbox.ts';
+import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
+import { resolveNamespaces } from '../../functions/execute/run/bwrap.ts';
 import { acceptEverything, harness } from './helpers.ts';
 
 const CANARY = 'JUBE_TEST_CANARY_SECRET';
@@ -13,15 +13,15 @@ const CANARY_VALUE = 'canary-7f3a9c-do-not-leak';
 const printEnviron = (path: string) =>
   `x <- tryCatch(readBin("${path}", "raw", 1e6), error = function(e) as.raw(0))\nx[x == as.raw(0)] <- as.raw(10)\ncat(rawToChar(x), "\\n")`;
 
-const bwrapWorks = (await resolveSandbox('auto')).kind === 'bwrap';
+const bwrapWorks = (await resolveNamespaces('auto')).kind === 'bwrap';
 
 describe.each([
-  { sandbox: 'none' as const },
-  ...(bwrapWorks ? [{ sandbox: 'bwrap' as const }] : []),
-])('execute handler isolation (sandbox: $sandbox)', ({ sandbox }) => {
-  const h = harness({ sandbox, validator: acceptEverything });
+  { namespaces: 'none' as const },
+  ...(bwrapWorks ? [{ namespaces: 'bwrap' as const }] : []),
+])('execute handler isolation (namespaces: $namespaces)', ({ namespaces }) => {
+  const h = harness({ namespaces, validator: acceptEverything });
   // The process-group layer on its own: without the capsule a script can fork at all.
-  const uncapsuled = harness({ sandbox, validator: acceptEverything, containment: { capsule: undefined } });
+  const uncapsuled = harness({ namespaces, validator: acceptEverything, containment: { capsule: undefined } });
 
   beforeAll(() => {
     process.env[CANARY] = CANARY_VALUE;
@@ -66,7 +66,7 @@ describe.each([
     expect(cwd).toBe(workdir);
   });
 
-  if (sandbox === 'none') {
+  if (namespaces === 'none') {
     it('without bwrap the capsule keeps the parent\'s environ out of reach', async () => {
       const response = await h.run(printEnviron(`/proc/${process.pid}/environ`));
       expect(response.status).toBe('ok');
@@ -118,7 +118,7 @@ describe.each([
     const report = uncapsuled.reports.at(-1)!;
     // R itself, its fork, and (with bwrap) bwrap's processes were all alive when the kill came.
     expect(report.group?.killed.length).toBeGreaterThanOrEqual(2);
-    if (sandbox === 'none') expect(report.group?.killed).toContain(Number(response.consoleOutput.trim()));
+    if (namespaces === 'none') expect(report.group?.killed).toContain(Number(response.consoleOutput.trim()));
     expect(report.group?.survivors).toEqual([]);
     expect(await groupMembers(report.pid!)).toEqual([]);
   });
@@ -138,8 +138,8 @@ describe.each([
 
 describe('sandbox detection', () => {
   it('reports the layers active in this process', async () => {
-    const { activeSandboxLayers } = await import('../../functions/execute/run/sandbox.ts');
-    const layers = await activeSandboxLayers({ ...readRuntimePaths(), sandbox: 'auto', prlimit: 'prlimit' });
+    const { activeSandboxLayers } = await import('../../functions/execute/run/active-layers.ts');
+    const layers = await activeSandboxLayers({ ...readRuntimeSettings(), namespaces: 'auto', prlimit: 'prlimit' });
     expect(layers).toContain('rlimits');
     expect(layers.includes('bwrap-namespaces')).toBe(bwrapWorks);
     // This host grants no_new_privs: the capsule's kernel layers come with its interposition (the

@@ -91,7 +91,7 @@ describe('the post-run budget', () => {
 describe('an envelope an escaped script forged', () => {
   // The escaped runner: the script runs without the R layer, as one that escaped it would, and
   // finds the nonce in the runner's frames.
-  const h = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+  const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
   const forge = (fields: string) => [
     'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
     `e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE), ${fields})`,
@@ -150,7 +150,7 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
     try {
       writeFileSync(join(dir, 'bomb.png'), await bombPng(8192, 8192, 256 << 20));
       writeFileSync(join(dir, 'g.svg'), '<g'.repeat(500_000));
-      const escaped = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+      const escaped = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
       const ordinary = harness();
       const plant = (file: string, page: string) => [
         `file.copy("${join(dir, file)}", file.path(getwd(), ".jube", "plots", "${page}"))`,
@@ -188,7 +188,7 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
 
 describe("the runner's record of its pages", () => {
   it('a page file a script planted without drawing is not returned: the runner opened no device, so it recorded none', async () => {
-    const h = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+    const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
     const response = await h.run([
       'png <- as.raw(c(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a))',
       'writeBin(c(png, as.raw(rep(0, 100))), file.path(getwd(), ".jube", "plots", "d001-p00001.png"))',

@@ -3,9 +3,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { Validator } from '../../layers/validator/validator.ts';
-import { createExecuteHandler, type ExecuteHandlerOptions, type RunReport } from '../../functions/execute/create-handler.ts';
+import { createExecuteHandler, type ExecuteHandlerOptions, type ContainmentReport } from '../../functions/execute/create-handler.ts';
 import type { Containment } from '../../functions/execute/run/containment.ts';
-import { readRuntimePaths, type SandboxMode } from '../../functions/execute/runtime-paths.ts';
+import { readRuntimeSettings, type NamespacesMode } from '../../functions/execute/runtime-settings.ts';
 
 export function testConfig(env: Record<string, string> = {}): ServiceConfig {
   return readServiceConfig({ JUBE_R_KILL_GRACE_SECONDS: '2', ...env });
@@ -16,26 +16,26 @@ export const acceptEverything: Validator = () => ({ valid: true, errors: [], lin
 
 export interface Harness {
   run(script: string, event?: Partial<ExecuteEventInput>, context?: { getRemainingTimeInMillis(): number }): Promise<ExecuteResponse>;
-  readonly reports: RunReport[];
+  readonly reports: ContainmentReport[];
 }
 
 export function harness(
-  options: Omit<ExecuteHandlerOptions, 'onRunReport' | 'paths'> & {
-    sandbox?: SandboxMode;
+  options: Omit<ExecuteHandlerOptions, 'onContainmentReport' | 'runtime'> & {
+    namespaces?: NamespacesMode;
     env?: Record<string, string>;
     /** Overrides of the containment settings (e.g. `{ capsule: undefined }` to test a layer below it alone). */
     containment?: Partial<Containment>;
   } = {},
 ): Harness {
-  const reports: RunReport[] = [];
-  const defaults = readRuntimePaths();
-  const paths = { ...defaults, sandbox: options.sandbox ?? 'none', containment: { ...defaults.containment, ...options.containment } };
+  const reports: ContainmentReport[] = [];
+  const defaults = readRuntimeSettings();
+  const runtime = { ...defaults, namespaces: options.namespaces ?? 'none', containment: { ...defaults.containment, ...options.containment } };
   const handler = createExecuteHandler({
     config: testConfig(options.env),
     logger: new Logger({ serviceName: 'jube-r-test', logLevel: 'SILENT' }),
     ...options,
-    paths,
-    onRunReport: (report) => reports.push(report),
+    runtime,
+    onContainmentReport: (report) => reports.push(report),
   });
   return {
     reports,

@@ -1,5 +1,5 @@
 /**
- * Regressions from the red-team pass, at run time (docs/sandbox-rules.md, "Found by
+ * Regressions from the red-team pass, at run time (docs/script-rules.md, "Found by
  * red-teaming"). Every script here passes the static walk, or is run with a permissive TypeScript
  * validator so that the R runner alone decides; before the fixes each one ran a shell command,
  * handed the script an environment outside the mask, or misreported its own run.
@@ -166,7 +166,7 @@ describe('red team: the runner keeps its own state', () => {
 });
 
 /**
- * The R layer by root cause (docs/sandbox-rules.md): the routes of the white-box pass, closed as classes. Every route needed an
+ * The R layer by root cause (docs/script-rules.md): the routes of the white-box pass, closed as classes. Every route needed an
  * environment whose parent chain skips the mask and a function that evaluates a call in it; the
  * call is built without a forbidden name or string. Each script passes the static walk; before
  * the fixes each ran the shell command (except `ggproto` and `map-lambda`, which show the guard

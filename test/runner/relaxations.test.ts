@@ -1,5 +1,5 @@
 /**
- * The relaxations at run time (docs/sandbox-rules.md, "Relaxations"): scripts the static rules
+ * The relaxations at run time (docs/script-rules.md, "Relaxations"): scripts the static rules
  * now accept, run through the real execute handler with host R. The relaxed forms work as analysts
  * expect, and what the static walk cannot see (a name computed at run time) is refused by the
  * script's do.call/match.fun and by the guarded reformulate. (The script's options() refusing a

@@ -13,7 +13,7 @@ const file = (name: string, text: string) => {
   return path;
 };
 const cli = (args: string[], input?: string) =>
-  execa('node', ['scripts/jube-r.mjs', 'run', ...args], { reject: false, input, env: { JUBE_R_SANDBOX: 'none' } });
+  execa('node', ['scripts/jube-r.mjs', 'run', ...args], { reject: false, input, env: { JUBE_R_NAMESPACES: 'none' } });
 
 describe('jube-r run', () => {
   it('runs a file with variables and a dataframe and exits 0', async () => {

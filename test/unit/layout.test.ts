@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RUNNER_FILES } from '../../layers/contract/runner.ts';
+import { OUTPUT_CAP_KEYS } from '../../layers/contract/output-caps.ts';
 import * as sandboxLayerNames from '../../layers/contract/sandbox-layers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -101,6 +102,11 @@ describe('the import graph', () => {
     expect(edges.filter((e) => under(e.from, 'layers') && under(e.to, 'functions'))).toEqual([]);
   });
 
+  it('lets layers/config use layers/contract and never the reverse', () => {
+    expect(graph.get('layers/config/service-config.ts')).toContain('layers/contract/output-caps.ts');
+    expect(edges.filter((e) => under(e.from, 'layers/contract') && under(e.to, 'layers/config'))).toEqual([]);
+  });
+
   it('has no cycle', () => {
     const cycles: string[][] = [];
     const state = new Map<string, 'open' | 'done'>();
@@ -138,6 +144,24 @@ describe('one definition of each name', () => {
       .filter((file) => file !== 'layers/contract/runner.ts')
       .flatMap((file) => literalsIn(file, names).map((n) => `${file}: ${n}`));
     expect(spelled).toEqual([]);
+  });
+
+  it('lists the output caps only in layers/contract/output-caps.ts (and maps them from the environment in service-config.ts)', () => {
+    const owners = new Set(['layers/contract/output-caps.ts', 'layers/config/service-config.ts']);
+    // Keys no response field shares (`warnings` and `notes` are fields as well as caps).
+    const capOnly = OUTPUT_CAP_KEYS.filter((key) => /(?<!consoleOutput)Bytes$|Frames$|Errors$/.test(key));
+    const copies = nonTestSources
+      .filter((file) => !owners.has(file))
+      .flatMap((file) => {
+        const text = readFileSync(join(root, file), 'utf8');
+        // A key declared (`errorBytes: ...`, `readonly errorBytes`, R's `errorBytes = `) or quoted,
+        // not one read (`caps.errorBytes`, `caps$errorBytes`, `maxErrorBytes:`).
+        const declared = capOnly.filter((key) => new RegExp(`(?<![.$\\w])${key}\\??\\s*[:=](?!=)|(['"\`])${key}\\1`).test(text));
+        // One key is a field being filled; a list of them is a copy of the caps.
+        return declared.length >= 3 ? [`${file}: ${declared.join(', ')}`] : [];
+      });
+    expect(capOnly.length).toBeGreaterThan(8);
+    expect(copies).toEqual([]);
   });
 
   const layerNames = [

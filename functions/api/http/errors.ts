@@ -94,16 +94,16 @@ export class ExecuteFailedError extends ApiError {
   override readonly name = 'ExecuteFailedError';
   readonly code = 'EXECUTE_FAILED';
 }
-/**
- * The execute function did not answer before the invoke's deadline (derived from the validate
- * function's remaining time): a cold start longer than the chain's headroom on a near-limit script.
- * Never retried here; the script may still be finishing in its own environment.
- */
 /** The execute function's runtime process ended during the call (Lambda's Runtime.ExitError). */
 export class ExecuteEnvironmentLostError extends ApiError {
   override readonly name = 'ExecuteEnvironmentLostError';
   readonly code = 'EXECUTE_ENVIRONMENT_LOST';
 }
+/**
+ * The execute function did not answer before the invoke's deadline (derived from the validate
+ * function's remaining time): a cold start longer than the chain's headroom on a near-limit script.
+ * Never retried here; the script may still be finishing in its own environment.
+ */
 export class ExecuteDeadlineError extends ApiError {
   override readonly name = 'ExecuteDeadlineError';
   readonly code = 'EXECUTE_DEADLINE';

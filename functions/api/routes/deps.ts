@@ -8,7 +8,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { HelpIndex } from '../../../layers/packages/help.ts';
 import type { PackageManifest } from '../../../layers/packages/manifest.ts';
-import type { SandboxRules } from '../../../layers/rules/rules.ts';
+import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { Validator } from '../../../layers/validator/validator.ts';
 import type { DataPointerResolver } from '../data-pointers/types.ts';
 import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
@@ -23,7 +23,7 @@ export interface ApiDeps {
   /** Process start, for `uptimeSeconds`. */
   readonly startedAt: number;
   readonly now: () => number;
-  readonly rules: () => SandboxRules;
+  readonly rules: () => ScriptRules;
   readonly manifest: () => PackageManifest;
   /** The precomputed help pages (GET /help), read on the first lookup. */
   readonly help: () => HelpIndex;

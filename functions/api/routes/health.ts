@@ -2,13 +2,13 @@
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { CONTEXT_MAX_DEPTH, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
 import { ENVELOPE_LIMITS } from '../../../layers/contract/runner.ts';
-import type { SandboxRules } from '../../../layers/rules/rules.ts';
+import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
 import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
 import { isSandboxed } from '../../../layers/contract/sandbox-layers.ts';
 import { tenantEnvironmentCap, type IsolationBoundary } from '../../../layers/contract/isolation.ts';
 
-export function limitsOf(config: ServiceConfig, rules: SandboxRules): Limits {
+export function limitsOf(config: ServiceConfig, rules: ScriptRules): Limits {
   return {
     scriptTimeoutSecondsDefault: config.scriptTimeoutSeconds,
     scriptTimeoutSecondsMax: config.scriptTimeoutSecondsMax,

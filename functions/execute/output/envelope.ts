@@ -13,7 +13,7 @@ import { jsonDepth } from './json-bounds.ts';
 
 export { RunnerEnvelopeSchema, type RunnerEnvelope };
 
-export type EnvelopeOutcome =
+export type EnvelopeRead =
   | { readonly ok: true; readonly envelope: RunnerEnvelope }
   | { readonly ok: false; readonly reason: string };
 
@@ -51,7 +51,7 @@ async function readBounded(path: string | Buffer, maxBytes: number): Promise<Buf
 }
 
 /** Checks envelope text (already read) the way readEnvelope does; pure, for the property test. */
-export function parseEnvelope(bytes: Buffer, nonce: string, bounds: EnvelopeBounds = DEFAULT_BOUNDS): EnvelopeOutcome {
+export function parseEnvelope(bytes: Buffer, nonce: string, bounds: EnvelopeBounds = DEFAULT_BOUNDS): EnvelopeRead {
   try {
     if (bytes.length > bounds.maxBytes) return { ok: false, reason: `the result file is larger than ${bounds.maxBytes} bytes` };
     // Invalid UTF-8 becomes U+FFFD: a lossy message is better than none, and nothing downstream
@@ -76,7 +76,7 @@ export function parseEnvelope(bytes: Buffer, nonce: string, bounds: EnvelopeBoun
 }
 
 /** Reads and checks the envelope; any doubt is a missing envelope, never a trusted one. */
-export async function readEnvelope(path: string, nonce: string, bounds: EnvelopeBounds = DEFAULT_BOUNDS): Promise<EnvelopeOutcome> {
+export async function readEnvelope(path: string, nonce: string, bounds: EnvelopeBounds = DEFAULT_BOUNDS): Promise<EnvelopeRead> {
   const read = await readBounded(path, bounds.maxBytes);
   if (typeof read === 'string') return { ok: false, reason: read };
   return parseEnvelope(read, nonce, bounds);

@@ -7,9 +7,10 @@
 import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { raiseBudgetHint, type ResolvedBudget } from '../../../layers/config/output-budget.ts';
+import { backstopSeconds } from '../../../layers/config/timeouts.ts';
 import { capText, type CapturedOutput } from './caps.ts';
 import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
-import type { Artifacts, ExecuteOutcome } from '../outcome.ts';
+import type { Artifacts, RunOutcome } from '../outcome.ts';
 import { fitResponse } from './response-size.ts';
 
 /** The fields every response carries, decided by the handler when it answers. */
@@ -34,11 +35,11 @@ export function rejectedResponse(validation: ValidationResult, base: ResponseBas
  * The response for an outcome, every field within its published cap and the whole within
  * caps.responseBytes, whatever the envelope held. `base.rVersion` is the service's, never a run's.
  */
-export function executeResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+export function executeResponse(outcome: RunOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
   return fitResponse(uncheckedResponse(outcome, limits, base), limits.caps.responseBytes);
 }
 
-function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
+function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: ResponseBase): ExecuteResponse {
   if (outcome.kind === 'not-staged') {
     return {
       status: 'error', consoleOutput: '', error: `${outcome.message}; the script was not run`, warnings: [], timedOut: false,
@@ -50,7 +51,7 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
   const truncated = output.truncated || (output.result.kind === 'invalid' && output.result.overflow === true) || artifacts.truncated;
 
   if (outcome.kind === 'killed') {
-    const error = backstopMessage(outcome.afterMs, outcome.byRemainingTime, limits);
+    const error = timeoutMessage(limits, outcome);
     return finish(
       { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
       ranFields(output, artifacts, [], limits),
@@ -89,7 +90,7 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
   return finish({
     status: envelope.status,
     consoleOutput: output.consoleOutput,
-    error: envelope.timedOut && capped.error !== null ? `${capped.error}; ${timeoutRaiseHint(limits)}` : capped.error,
+    error: envelope.timedOut ? timeoutMessage(limits) : capped.error,
     warnings: capped.warnings,
     timedOut: envelope.timedOut,
     ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
@@ -111,7 +112,7 @@ function uncheckedResponse(outcome: ExecuteOutcome, limits: ResponseLimits, base
 export function unarmedResponse(report: string, base: ResponseBase): ExecuteResponse {
   return {
     status: 'error', consoleOutput: '', warnings: [], timedOut: false, ...failedBy('interpreter'), ...base,
-    error: `the execute runtime's sandbox was not armed for this run (${report}); its result is withheld`,
+    error: `the execute runtime's capsule was not armed for this run (${report}); its result is withheld`,
   };
 }
 
@@ -141,15 +142,21 @@ function consoleNote(output: CapturedOutput, bytes: number, omitted: number, lim
   return [`consoleOutput was cut to its head and tail on line boundaries: ${omitted} of ${bytes} bytes were left out of the middle; ${raise}`];
 }
 
-/** Which layer killed the run: the script's own limit plus grace, or the invocation running out. */
-export function backstopMessage(
-  afterMs: number, byRemainingTime: boolean, limits: Pick<ResponseLimits, 'timeoutSeconds' | 'timeoutSecondsMax' | 'killGraceSeconds'>,
+/**
+ * The one wording of a timeout, whichever layer ended the run: R's own limit (the runner reports
+ * only that it fired), the handler's backstop at the script's limit plus grace, or the
+ * invocation's remaining time running out first.
+ */
+export function timeoutMessage(
+  limits: Pick<ResponseLimits, 'timeoutSeconds' | 'timeoutSecondsMax' | 'killGraceSeconds'>,
+  killed?: { readonly afterMs: number; readonly byRemainingTime: boolean },
 ): string {
-  const after = Math.round(afterMs / 100) / 10;
   const t = limits.timeoutSeconds;
-  return byRemainingTime
+  if (!killed) return `script exceeded its ${t} s limit (R time limit); ${timeoutRaiseHint(limits)}`;
+  const after = Math.round(killed.afterMs / 100) / 10;
+  return killed.byRemainingTime
     ? `script was killed by the runtime backstop after ${after} s: the invocation's remaining time ran out before its ${t} s limit`
-    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${t + limits.killGraceSeconds} s; ${timeoutRaiseHint(limits)}`;
+    : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${backstopSeconds(t, limits.killGraceSeconds)} s; ${timeoutRaiseHint(limits)}`;
 }
 
 /** What a timed-out script's author can do: raise timeoutSeconds up to the maximum, or make it faster. */

@@ -29,6 +29,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { readEnvironment } from '../../../layers/config/environment.ts';
 import { handlerFile } from '../bundle-paths.ts';
 
 export interface CapsuleSettings {
@@ -61,7 +62,7 @@ const absoluteDirs = z
   .transform((v) => v.split(':').filter((d) => d.length > 0))
   .pipe(z.array(z.string().regex(/^\/./, 'must be absolute paths other than /')));
 
-const ContainmentEnvSchema = z.object({
+const CONTAINMENT_ENV = {
   JUBE_R_CAPSULE: z.enum(['required', 'off']).default('required'),
   JUBE_R_CAPSULE_LIBRARY: z.string().min(1).optional(),
   JUBE_R_CAPSULE_PROBE: z.string().min(1).optional(),
@@ -72,23 +73,19 @@ const ContainmentEnvSchema = z.object({
   JUBE_R_IPC_HYGIENE: z.enum(['auto', 'off']).default('auto'),
   JUBE_R_TEST_NATIVE_RUNNER: z.string().regex(/^\/./, 'must be an absolute path').optional(),
   JUBE_R_DEPLOYMENT: z.string().min(1).optional(),
-});
+};
 
 
+/** The variables readContainment reads. */
+export type ContainmentKey = keyof typeof CONTAINMENT_ENV;
+
+/** Every problem of these settings, each naming its key, in one ContainmentConfigError. */
 export function readContainment(env: NodeJS.ProcessEnv = process.env): Containment {
-  const present = Object.fromEntries(Object.keys(ContainmentEnvSchema.shape).flatMap((key) => (env[key] ? [[key, env[key]]] : [])));
-  const parsed = ContainmentEnvSchema.safeParse(present);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new ContainmentConfigError(`${String(issue.path[0])}: ${issue.message}`);
-  }
-  const e = parsed.data;
-  if (e.JUBE_R_TEST_ESCAPED_RUNNER && e.JUBE_R_DEPLOYMENT !== undefined) {
-    throw new ContainmentConfigError(
-      `JUBE_R_TEST_ESCAPED_RUNNER is a test-only switch and a deployed function (JUBE_R_DEPLOYMENT=${e.JUBE_R_DEPLOYMENT}) refuses to start with it`,
-    );
-  }
+  const read = readEnvironment(CONTAINMENT_ENV, env);
+  if (!read.ok) throw new ContainmentConfigError(read.problems.join('; '));
+  const e = read.values;
   const testOnly = [
+    ...(e.JUBE_R_TEST_ESCAPED_RUNNER ? ['JUBE_R_TEST_ESCAPED_RUNNER'] : []),
     ...(e.JUBE_R_IPC_HYGIENE === 'off' ? ['JUBE_R_IPC_HYGIENE=off'] : []),
     ...(e.JUBE_R_TEST_NATIVE_RUNNER !== undefined ? ['JUBE_R_TEST_NATIVE_RUNNER'] : []),
   ];

@@ -1,26 +1,25 @@
 /**
  * Staging and spawning for one invocation, in its private workdir: the dataframes, the inputs
  * the runner reads, exactly one Rscript under the backstop deadline, then the envelope and what
- * the run left behind (plots, out/ files). Returns an ExecuteOutcome (and what happened to the
+ * the run left behind (plots, out/ files). Returns an RunOutcome (and what happened to the
  * processes); the caller owns the workdir's cleanup.
  */
 import { randomBytes } from 'node:crypto';
-import type { Parser } from 'web-tree-sitter';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
+import { backstopSeconds } from '../../../layers/config/timeouts.ts';
 import type { ExecuteEvent } from '../../../layers/contract/execute.ts';
-import { treeSitterSymbols } from '../../../layers/parser/symbol-inventory.ts';
 import { collectArtifacts } from '../output/artifacts.ts';
 import { ConsoleCapture } from '../output/caps.ts';
 import { buildChildEnv } from './child-env.ts';
 import { DataframeStagingError, stageDataframes, type SourceAccess } from './dataframes.ts';
 import { readEnvelope } from '../output/envelope.ts';
 import { PostRunBudget } from '../output/post-run-budget.ts';
-import type { ExecuteOutcome } from '../outcome.ts';
+import type { RunOutcome } from '../outcome.ts';
 import { resolvePlotSettings } from './plot-settings.ts';
 import type { GroupKillReport } from './process-group.ts';
 import { runScript } from './run-script.ts';
-import type { RuntimePaths } from '../runtime-paths.ts';
-import type { ActiveSandbox } from './sandbox.ts';
+import type { RuntimeSettings } from '../runtime-settings.ts';
+import type { ActiveNamespaces } from './bwrap.ts';
 import { rscriptCommand } from './spawn-rscript.ts';
 import { runnerCaps, writeInputs, type WorkdirLayout } from './workdir.ts';
 
@@ -29,19 +28,20 @@ const MAX_STAGING_MS = 60_000;
 
 export interface RunSetup {
   readonly config: ServiceConfig;
-  readonly paths: RuntimePaths;
+  readonly runtime: RuntimeSettings;
   /** Sorted; what library() and pkg:: may name. */
   readonly allowedPackages: readonly string[];
-  readonly parser: Parser;
-  readonly sandbox: ActiveSandbox;
+  /** The symbols of the script's tree-sitter parse (layers/parser/symbol-inventory.ts); null: a syntax error. */
+  readonly treeSitterSymbols: readonly string[] | null;
+  readonly namespaces: ActiveNamespaces;
   /** Milliseconds the invocation may still wait (live: it counts down). */
   readonly remainingMs: () => number;
   /** Which dataframe sources may be read (data-sources.ts). */
   readonly dataAccess: SourceAccess;
 }
 
-export interface RunResult {
-  readonly outcome: ExecuteOutcome;
+export interface WorkdirRun {
+  readonly outcome: RunOutcome;
   /** Set once an Rscript was spawned. */
   readonly pid?: number | undefined;
   readonly group?: GroupKillReport | undefined;
@@ -49,8 +49,8 @@ export interface RunResult {
   readonly budget?: PostRunBudget | undefined;
 }
 
-export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, setup: RunSetup): Promise<RunResult> {
-  const { config, paths } = setup;
+export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, setup: RunSetup): Promise<WorkdirRun> {
+  const { config, runtime } = setup;
   let staged;
   try {
     const budget = Math.max(1, Math.min(setup.remainingMs(), MAX_STAGING_MS));
@@ -65,25 +65,25 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   await writeInputs(layout, event.script, {
     timeoutSeconds: event.timeoutSeconds,
     allowedPackages: [...setup.allowedPackages],
-    treeSitterSymbols: treeSitterSymbols(setup.parser, event.script) ?? null,
+    treeSitterSymbols: setup.treeSitterSymbols === null ? null : [...setup.treeSitterSymbols],
     variables: event.variables,
     dataframes: staged,
     caps: runnerCaps(config.caps),
     plots,
     ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context) }),
-    ...(paths.containment.testEscapedRunner ? { testEscaped: true } : {}),
+    ...(runtime.containment.testEscapedRunner ? { testEscaped: true } : {}),
   });
 
-  const backstopMs = (event.timeoutSeconds + config.killGraceSeconds) * 1000;
+  const backstopMs = backstopSeconds(event.timeoutSeconds, config.killGraceSeconds) * 1000;
   // remainingMs() is live, so the time staging took is already gone from it.
   const deadlineMs = Math.min(backstopMs, setup.remainingMs());
   const capture = new ConsoleCapture(config.caps.consoleOutputBytes, config.caps.resultBytes);
-  const command = rscriptCommand(paths, config.rlimits, setup.sandbox, layout);
+  const command = rscriptCommand(runtime, config.rlimits, setup.namespaces, layout);
   const env = buildChildEnv(layout, {
     path: process.env['PATH'],
-    rLibs: paths.rLibs,
+    rLibs: runtime.rLibs,
     runMarker: randomBytes(12).toString('hex'),
-    capsule: paths.containment.capsule,
+    capsule: runtime.containment.capsule,
   });
   const run = await runScript(command, layout, env, nonce, capture, deadlineMs);
   const budget = PostRunBudget.after(setup.remainingMs, config.postRun);

@@ -8,7 +8,7 @@ import { killMarkedProcesses, killProcessGroup, RUN_MARKER_VARIABLE, type GroupK
 import { spawnRscript } from './spawn-rscript.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
-export interface RunOutcome {
+export interface ProcessExit {
   readonly exitCode: number | null;
   readonly signal: string | null;
   /** Set when the handler killed the group before R finished. */
@@ -27,7 +27,7 @@ export async function runScript(
   nonce: string,
   capture: ConsoleCapture,
   deadlineMs: number,
-): Promise<RunOutcome> {
+): Promise<ProcessExit> {
   const started = Date.now();
   const child = spawnRscript(command, layout, env, nonce);
   const pid = child.pid;

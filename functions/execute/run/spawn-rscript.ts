@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { execa } from 'execa';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
-import type { RuntimePaths } from '../runtime-paths.ts';
-import { bwrapArgs, type ActiveSandbox } from './sandbox.ts';
+import type { RuntimeSettings } from '../runtime-settings.ts';
+import { bwrapArgs, type ActiveNamespaces } from './bwrap.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
 export function prlimitArgs(rlimits: ServiceConfig['rlimits']): string[] {
@@ -26,20 +26,20 @@ export function prlimitArgs(rlimits: ServiceConfig['rlimits']): string[] {
 
 /** The full command line, pure so it can be asserted. */
 export function rscriptCommand(
-  paths: RuntimePaths,
+  runtime: RuntimeSettings,
   rlimits: ServiceConfig['rlimits'],
-  sandbox: ActiveSandbox,
+  namespaces: ActiveNamespaces,
   layout: WorkdirLayout,
 ): { file: string; args: string[] } {
   // The red-team tier's native program owns its process as an escaped script would (containment.ts).
-  const native = paths.containment.testNativeRunner;
-  let command = native ? [native, layout.root] : [paths.rscript, '--vanilla', paths.runnerScript, paths.rulesFile, layout.root];
-  if (sandbox.kind === 'bwrap') {
-    const capsule = paths.containment.capsule ? [dirname(paths.containment.capsule.library)] : [];
-    const readOnlyFiles = [dirname(paths.runnerScript), paths.rulesFile, ...capsule];
+  const native = runtime.containment.testNativeRunner;
+  let command = native ? [native, layout.root] : [runtime.rscript, '--vanilla', runtime.runnerScript, runtime.rulesFile, layout.root];
+  if (namespaces.kind === 'bwrap') {
+    const capsule = runtime.containment.capsule ? [dirname(runtime.containment.capsule.library)] : [];
+    const readOnlyFiles = [dirname(runtime.runnerScript), runtime.rulesFile, ...capsule];
     command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles }), '--', ...command];
   }
-  if (paths.prlimit) command = [paths.prlimit, ...prlimitArgs(rlimits), '--', ...command];
+  if (runtime.prlimit) command = [runtime.prlimit, ...prlimitArgs(rlimits), '--', ...command];
   const [file, ...args] = command;
   return { file: file!, args };
 }

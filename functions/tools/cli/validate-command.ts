@@ -13,7 +13,7 @@ import { readScript } from './read-script.ts';
 
 export const USAGE = `usage: jube-r validate [--format json|text] FILE|-
 
-Checks an R script against the sandbox rules without running it; - reads the script from stdin.
+Checks an R script against the script rules without running it; - reads the script from stdin.
 
   --format json   the validation result as JSON (the default)
   --format text   one line per finding, as compilers print them:

@@ -89,8 +89,10 @@ export function toHttpBody(result: APIGatewayProxyResult): Buffer {
   return result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
 }
 
-/** A Lambda context for an in-process invocation with `timeoutMs` to run. */
-/** `tenantId`: the invoke's TenantId, which Lambda hands a tenant-isolated function in its context. */
+/**
+ * A Lambda context for an in-process invocation with `timeoutMs` to run; `tenantId` is the
+ * invoke's TenantId, which Lambda hands a tenant-isolated function in its context.
+ */
 export function lambdaContext(functionName: string, requestId: string, timeoutMs: number, tenantId?: string): Context & { tenantId?: string } {
   const deadline = Date.now() + timeoutMs;
   return {

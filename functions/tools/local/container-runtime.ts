@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import type { ExecuteRuntime, InvokeContext, InvokeOutcome } from './runtime.ts';
+import type { ExecuteRuntime, InvokeContext, InvokeAnswer } from './runtime.ts';
 import { startRuntimeApiEmulator, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
 
 export const DEFAULT_IMAGE = 'localhost/jube-r-execute';
@@ -159,7 +159,7 @@ export async function startContainerRuntime(options: ContainerPoolOptions = {}):
     environmentsStarted: (key) => pool.get(key ?? NO_KEY)?.environmentsStarted() ?? 0,
     keys: () => [...pool.keys()],
     logs: (key) => known(key).logs(),
-    async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
+    async invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer> {
       if (closed) return { ok: false, errorType: 'Runtime.Closed', errorMessage: 'the container runtime was closed' };
       const key = context.tenantId ?? NO_KEY;
       const env = environmentOf(key);
@@ -190,7 +190,7 @@ interface Environment {
 }
 
 interface KeyEnvironment {
-  invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome>;
+  invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer>;
   containerId(): string;
   environmentsStarted(): number;
   busy(): number;
@@ -255,7 +255,7 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
     environmentsStarted: () => started,
     busy: () => busy,
     logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
-    async invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome> {
+    async invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer> {
       busy += 1;
       clearTimeout(idleTimer);
       try {

@@ -11,7 +11,7 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { tenantEnvironmentCap } from '../../../layers/contract/isolation.ts';
 import { lambdaContext } from './api-gateway-event.ts';
 import { killDescendantGroups } from './process-tree.ts';
-import type { ExecuteRuntime, InvokeOutcome } from './runtime.ts';
+import type { ExecuteRuntime, InvokeAnswer } from './runtime.ts';
 
 export type ExecuteHandler = (event: unknown, context: Context) => Promise<unknown>;
 
@@ -45,15 +45,15 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
       inflight.add(run);
       void run.catch(() => undefined).finally(() => inflight.delete(run));
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<InvokeOutcome>((resolve) => {
+      const timedOut = new Promise<InvokeAnswer>((resolve) => {
         timer = setTimeout(
           () => resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${(context.timeoutMs / 1000).toFixed(2)} seconds` }),
           context.timeoutMs,
         );
       });
       const finished = run.then(
-        (result): InvokeOutcome => ({ ok: true, payload: result }),
-        (error: unknown): InvokeOutcome => ({
+        (result): InvokeAnswer => ({ ok: true, payload: result }),
+        (error: unknown): InvokeAnswer => ({
           ok: false,
           errorType: error instanceof Error ? error.name : 'Error',
           errorMessage: error instanceof Error ? error.message : String(error),

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { InvokeOutcome } from './runtime.ts';
+import type { InvokeAnswer } from './runtime.ts';
 import { MAX_INVOKE_PAYLOAD_BYTES } from './lambda-endpoint.ts';
 
 const API = '/2018-06-01/runtime';
@@ -34,9 +34,9 @@ export interface EmulatedInvocation {
 export interface RuntimeApiEmulator {
   /** `host:port` for TCP, the socket path for a unix socket. */
   readonly address: string;
-  invoke(payload: unknown, invocation: EmulatedInvocation): Promise<InvokeOutcome>;
+  invoke(payload: unknown, invocation: EmulatedInvocation): Promise<InvokeAnswer>;
   /** The runtime's /init/error report, if any. */
-  readonly initError: () => InvokeOutcome | undefined;
+  readonly initError: () => InvokeAnswer | undefined;
   /** Settles every queued or running invocation with this outcome (e.g. the runtime died). */
   failAll(errorType: string, errorMessage: string): void;
   /** Settles only the invocations a runtime has received (the queued ones wait for the next runtime). */
@@ -49,7 +49,7 @@ interface Pending {
   readonly timeoutMs: number;
   readonly tenantId: string | undefined;
   readonly body: string;
-  readonly settle: (outcome: InvokeOutcome) => void;
+  readonly settle: (outcome: InvokeAnswer) => void;
   timer?: NodeJS.Timeout;
 }
 
@@ -58,9 +58,9 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   const queue: Pending[] = [];
   const running = new Map<string, Pending>();
   const pollers: ServerResponse[] = [];
-  let initError: InvokeOutcome | undefined;
+  let initError: InvokeAnswer | undefined;
 
-  const settle = (pending: Pending, outcome: InvokeOutcome): void => {
+  const settle = (pending: Pending, outcome: InvokeAnswer): void => {
     clearTimeout(pending.timer);
     running.delete(pending.requestId);
     const queued = queue.indexOf(pending);
@@ -162,7 +162,7 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   return {
     address,
     invoke: (payload, invocation) =>
-      new Promise<InvokeOutcome>((resolve) => {
+      new Promise<InvokeAnswer>((resolve) => {
         if (initError) return resolve(initError);
         queue.push({
           requestId: invocation.requestId,
@@ -189,7 +189,7 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   };
 }
 
-function functionError(req: IncomingMessage, body: Buffer, fallbackType: string): InvokeOutcome {
+function functionError(req: IncomingMessage, body: Buffer, fallbackType: string): InvokeAnswer {
   let parsed: { errorType?: unknown; errorMessage?: unknown } = {};
   try {
     parsed = JSON.parse(body.toString('utf8')) as typeof parsed;

@@ -3,7 +3,7 @@
  * or in the image's container): an invocation answered the way Lambda's Invoke API reports it,
  * a payload or a function error.
  */
-export type InvokeOutcome =
+export type InvokeAnswer =
   | { readonly ok: true; readonly payload: unknown }
   | {
       readonly ok: false;
@@ -23,7 +23,7 @@ export interface InvokeContext {
 
 export interface ExecuteRuntime {
   readonly kind: 'process' | 'container';
-  invoke(payload: unknown, context: InvokeContext): Promise<InvokeOutcome>;
+  invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer>;
   /** Stops everything the runtime started; no R process may outlive it. */
   close(): Promise<void>;
 }

@@ -39,8 +39,8 @@ export interface LocalStack {
 
 /** The execute side's own report of its layers (imported late: it brings execa). */
 async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const { readRuntimePaths, activeSandboxLayers } = await import('../../execute/create-handler.ts');
-  return activeSandboxLayers(readRuntimePaths(env));
+  const { readRuntimeSettings, activeSandboxLayers } = await import('../../execute/create-handler.ts');
+  return activeSandboxLayers(readRuntimeSettings(env));
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
@@ -66,7 +66,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
     const config: ServiceConfig = { ...baseConfig, lambdaEndpoint: baseConfig.lambdaEndpoint ?? lambda!.url };
 
-    const configured = configuredSandbox(config);
+    const configured = configuredSandbox(config.declaredSandboxLayers);
     const kind = runtime?.kind;
     let detected: Promise<SandboxStatus> | undefined;
     sandbox = async () => {

@@ -30,7 +30,7 @@ function limitsText(health: HealthResponse | undefined): string {
 export function toolDescriptions(health: HealthResponse | undefined): ToolDescriptions {
   return {
     r_health:
-      "The R service's status: R version, every limit (timeouts, output, plot and file caps), the sandbox rules (forbidden functions and why, blocked packages) and the defense layers below R. Call it to learn what a script may do before writing one.",
+      "The R service's status: R version, every limit (timeouts, output, plot and file caps), the script rules (forbidden functions and why, blocked packages) and the defense layers below R. Call it to learn what a script may do before writing one.",
     r_packages:
       'The R packages installed in the sandbox, with versions. Only these (and base R) can be loaded with library(); nothing can be installed.',
     r_validate:

@@ -17,7 +17,7 @@ import { loadManifest } from '../../../layers/packages/manifest.ts';
 import { runArmed, type KernelLayers } from './armed-r.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const rulesFile = join(repoRoot, 'layers/rules/sandbox-rules.json');
+const rulesFile = join(repoRoot, 'layers/rules/script-rules.json');
 
 /** Things outside any workdir an escaped script would go for. */
 interface Targets {

@@ -180,8 +180,8 @@ function probesOf(output: string): Record<string, string> {
 
 describe('with the R layer off (an escaped script), through the execute handler', () => {
   const capsule = readContainment().capsule!;
-  const escaped = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: { ...capsule, kernel: 'off' } } });
-  const uncontained = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+  const escaped = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: { ...capsule, kernel: 'off' } } });
+  const uncontained = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
   const script = [
     SCRIPT_PROBE,
     FIXTURES,
@@ -221,8 +221,8 @@ const validator = await loadValidator({ rules: loadRules(), ...manifestPackages(
 
 describe('a validated script\'s chain is refused at its first step', () => {
   const capsule = readContainment().capsule!;
-  const lambda = harness({ validator, sandbox: 'none', containment: { capsule: { ...capsule, kernel: 'off' } } });
-  const uncontained = harness({ validator, sandbox: 'none', containment: { capsule: undefined } });
+  const lambda = harness({ validator, namespaces: 'none', containment: { capsule: { ...capsule, kernel: 'off' } } });
+  const uncontained = harness({ validator, namespaces: 'none', containment: { capsule: undefined } });
 
   /**
    * The bytes of a closure whose environment is globalenv(), written by the script itself: once

@@ -19,7 +19,7 @@ import { processTable } from '../../../functions/execute/run/process-group.ts';
 import { harness } from '../helpers.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const rulesFile = join(repoRoot, 'layers/rules/sandbox-rules.json');
+const rulesFile = join(repoRoot, 'layers/rules/script-rules.json');
 /** Where a command that ran would leave its mark: outside every workdir, watched by the test. */
 const marks = mkdtempSync(join(tmpdir(), 'jube-r-escaped-marks-'));
 let server: Server;
@@ -81,7 +81,7 @@ describe.each([
 ])('an escaped script, $posture', ({ kernel }) => {
   const capsule = readContainment().capsule!;
   const h = harness({
-    sandbox: 'none',
+    namespaces: 'none',
     containment: { testEscapedRunner: true, capsule: { ...capsule, kernel } },
   });
   const rulesBefore = readFileSync(rulesFile, 'utf8');
@@ -124,7 +124,7 @@ describe.each([
 
 describe('the control: the same escaped script without the capsule', () => {
   it('does run commands and open sockets, so the assertions above can tell containment from its absence', async () => {
-    const h = harness({ sandbox: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+    const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
     const before = connections;
     const response = await h.run(
       [`system("${shell('control-system')}")`, `try(close(socketConnection("127.0.0.1", ${port}, timeout = 2)))`, 'cat("control done\\n")'].join('\n'),
@@ -136,19 +136,19 @@ describe('the control: the same escaped script without the capsule', () => {
   });
 });
 
-describe('the plain CLI, escaped, as root on a shared host (JUBE_R_SANDBOX=none)', () => {
+describe('the plain CLI, escaped, as root on a shared host (JUBE_R_NAMESPACES=none)', () => {
   it('cannot break the rules file for later runs, nor read the CLI\'s environment', async () => {
     // Prepare: the attack the held-out corpus made: find the rules file in the command line, overwrite it.
     const script = join(marks, '..', `jube-r-cli-escaped-${process.pid}.R`);
     const source = [
       'args <- commandArgs(trailingOnly = TRUE)',
       'try(writeLines("{}", args[[1]]))',
-      'try(writeLines("{}", file.path(dirname(args[[1]]), "sandbox-rules.json")))',
+      'try(writeLines("{}", file.path(dirname(args[[1]]), "script-rules.json")))',
       `try(cat(readLines(sprintf("/proc/%d/environ", ${PARENT}), warn = FALSE), sep = "\\n"))`,
       'cat("done\\n")',
     ].join('\n');
     const rulesBefore = readFileSync(rulesFile, 'utf8');
-    const env = { ...process.env, JUBE_R_SANDBOX: 'none', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_CLI_CANARY: 'cli-canary-secret', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+    const env = { ...process.env, JUBE_R_NAMESPACES: 'none', JUBE_R_TEST_ESCAPED_RUNNER: 'true', JUBE_CLI_CANARY: 'cli-canary-secret', POWERTOOLS_LOG_LEVEL: 'ERROR' };
     try {
       const { writeFileSync } = await import('node:fs');
       writeFileSync(script, source);

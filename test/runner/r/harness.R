@@ -25,7 +25,7 @@ load_runner <- function() {
   runner
 }
 
-rules <- jsonlite::fromJSON(file.path(repo_root, "layers", "rules", "sandbox-rules.json"), simplifyVector = FALSE)
+rules <- jsonlite::fromJSON(file.path(repo_root, "layers", "rules", "script-rules.json"), simplifyVector = FALSE)
 test_packages <- c(unlist(rules$packages$baseAllowed), "dplyr", "data.table", "jsonlite")
 
 results <- list()

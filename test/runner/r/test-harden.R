@@ -37,14 +37,14 @@ case("a guarded lookup returns the guard's answer before looking anything up", {
   expect_error(lookup("y"), "looked up")
 })
 case("without a capsule library, arming reports that the capsule is off", {
-  expect_identical(runner$arm_sandbox(""), "preload=off")
+  expect_identical(runner$arm_capsule(""), "preload=off")
 })
 capsule <- file.path(repo_root, "build", "capsule", "jube_capsule.so")
 case("a capsule that was not preloaded does not arm, and arming stops the run", {
   # This test process runs without LD_PRELOAD (nor the handler's policy): loading the library late
   # would interpose nothing, so the capsule refuses to report itself armed.
-  refusal <- "the sandbox could not be armed \\(preload=unavailable.*the script was not run"
-  expect_error(runner$arm_sandbox(capsule), refusal)
+  refusal <- "the capsule could not be armed \\(preload=unavailable.*the script was not run"
+  expect_error(runner$arm_capsule(capsule), refusal)
 })
 
 # Last: this changes base R in this process for good.

@@ -47,6 +47,12 @@ describe('readContainment', () => {
     expect(() => readContainment({ JUBE_R_CAPSULE: 'off', [key]: value })).toThrow(new RegExp(`^${key}: `));
   });
 
+  it('reports every bad key at once', () => {
+    expect(() => readContainment({ JUBE_R_CAPSULE: 'off', JUBE_R_SWEEP: 'everything', JUBE_R_IPC_HYGIENE: 'never' })).toThrow(
+      /^JUBE_R_SWEEP: .*; JUBE_R_IPC_HYGIENE: /,
+    );
+  });
+
   it('turns the capsule off only when asked', () => {
     expect(readContainment({ JUBE_R_CAPSULE: 'off' }).capsule).toBeUndefined();
   });

@@ -73,7 +73,7 @@ function envelopeObject(r: Rng): Record<string, unknown> {
     e['validation'] = Array.from({ length: over([1, 50, 1000], [1001]) }, (_, i) => ({ code: 'FORBIDDEN_SYMBOL', message: i < 2 ? bigString(r) : 'no', line: 1, column: 1, symbol: 'system' }));
   }
   if (r.next() < 0.3) e['plotPages'] = [{ name: 'd001-p00001.png', bytes: 10 }];
-  if (r.next() < 0.2) e['sandbox'] = r.pick(['preload=armed landlock=off seccomp=off', 'preload=off', bigString(r)]);
+  if (r.next() < 0.2) e['capsule'] = r.pick(['preload=armed landlock=off seccomp=off', 'preload=off', bigString(r)]);
   return e;
 }
 

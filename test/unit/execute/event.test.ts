@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidExecuteEventError, parseExecuteEvent } from '../../../functions/execute/event.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
+import { SCRIPT_TIMEOUT_SECONDS_LIMIT } from '../../../layers/contract/execute.ts';
 
 const rules = loadRules();
 const event = (extra: Record<string, unknown> = {}) => ({ script: '1', timeoutSeconds: 5, ...extra });
@@ -15,9 +16,15 @@ describe('the execute event', () => {
     expect(parseExecuteEvent(event(), rules)).toEqual({ script: '1', timeoutSeconds: 5, variables: [], dataframes: [] });
   });
 
+  it('takes a timeout at the bound as it is', () => {
+    expect(parseExecuteEvent(event({ timeoutSeconds: SCRIPT_TIMEOUT_SECONDS_LIMIT }), rules).timeoutSeconds).toBe(SCRIPT_TIMEOUT_SECONDS_LIMIT);
+  });
+
   it.each([
     { name: 'no script', input: { timeoutSeconds: 5 } },
     { name: 'a zero timeout', input: event({ timeoutSeconds: 0 }) },
+    { name: 'a timeout past the bound', input: event({ timeoutSeconds: SCRIPT_TIMEOUT_SECONDS_LIMIT + 1 }) },
+    { name: 'a fractional timeout', input: event({ timeoutSeconds: 1.5 }) },
     { name: 'an unknown field', input: event({ env: {} }) },
     { name: 'a null variable', input: event({ variables: [{ name: 'x', value: null }] }) },
     { name: 'a non-syntactic name', input: event({ variables: [{ name: 'a-b', value: 1 }] }) },

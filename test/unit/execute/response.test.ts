@@ -4,7 +4,7 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { resolveOutputBudget } from '../../../layers/config/output-budget.ts';
 import type { CapturedOutput } from '../../../functions/execute/output/caps.ts';
 import type { RunnerEnvelope } from '../../../functions/execute/output/envelope.ts';
-import type { Artifacts, ExecuteOutcome } from '../../../functions/execute/outcome.ts';
+import type { Artifacts, RunOutcome } from '../../../functions/execute/outcome.ts';
 import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits } from '../../../functions/execute/output/response.ts';
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
@@ -18,7 +18,7 @@ const output = (extra: Partial<CapturedOutput> = {}): CapturedOutput => ({
   ...extra,
 });
 const noArtifacts: Artifacts = { plots: [], plotsOmitted: 0, files: [], notes: [], truncated: false };
-const envelope = (extra: Partial<RunnerEnvelope> = {}, artifacts: Artifacts = noArtifacts): ExecuteOutcome => ({
+const envelope = (extra: Partial<RunnerEnvelope> = {}, artifacts: Artifacts = noArtifacts): RunOutcome => ({
   kind: 'envelope',
   output: output(),
   artifacts,
@@ -38,13 +38,15 @@ describe('a run that wrote its envelope', () => {
     });
   });
 
-  it("passes the script's error and R's own timeout through", () => {
-    const response = executeResponse(envelope({ status: 'error', error: 'script exceeded its 5 s limit (R time limit)', timedOut: true }), limits, base);
-    expect(response).toMatchObject({
-      status: 'error', timedOut: true,
-      error: "script exceeded its 5 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s",
-    });
-    const atMax = executeResponse(envelope({ status: 'error', error: 'script exceeded its 20 s limit (R time limit)', timedOut: true }), { ...limits, timeoutSeconds: 20 }, base);
+  it("words R's own timeout itself, whatever error text the envelope carries, with how to raise the limit", () => {
+    for (const error of [null, 'anything a forged envelope says']) {
+      const response = executeResponse(envelope({ status: 'error', error, timedOut: true }), limits, base);
+      expect(response).toMatchObject({
+        status: 'error', timedOut: true,
+        error: "script exceeded its 5 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s",
+      });
+    }
+    const atMax = executeResponse(envelope({ status: 'error', error: null, timedOut: true }), { ...limits, timeoutSeconds: 20 }, base);
     expect(atMax.error).toBe("script exceeded its 20 s limit (R time limit); 20 s is this deployment's maximum timeoutSeconds: make the script faster or split it");
   });
 
@@ -76,12 +78,12 @@ describe('the structured result', () => {
     ['invalid JSON gives a resultWarning', { kind: 'invalid', warning: 'not JSON' }, { resultWarning: 'not JSON' }],
     ['an oversized result is dropped and flagged', { kind: 'invalid', warning: 'too big', overflow: true }, { resultWarning: 'too big', truncated: true }],
   ])('%s', (_, result, expected) => {
-    const outcome: ExecuteOutcome = { ...envelope(), output: output({ result }) } as ExecuteOutcome;
+    const outcome: RunOutcome = { ...envelope(), output: output({ result }) } as RunOutcome;
     expect(executeResponse(outcome, limits, base)).toMatchObject(expected);
   });
 
   it('a cut console is truncated', () => {
-    const outcome = { ...envelope(), output: output({ truncated: true }) } as ExecuteOutcome;
+    const outcome = { ...envelope(), output: output({ truncated: true }) } as RunOutcome;
     expect(executeResponse(outcome, limits, base).truncated).toBe(true);
   });
 });
@@ -104,7 +106,7 @@ describe('a run the backstop killed', () => {
 
 describe('a run without an envelope', () => {
   it("says how R ended, why the envelope did not count, and R's last words", () => {
-    const outcome: ExecuteOutcome = {
+    const outcome: RunOutcome = {
       kind: 'no-envelope', reason: 'no result file', exitCode: 3, signal: null, stderrTail: '1\n2\n3\n4\n5\n6\n', output: output(), artifacts: noArtifacts,
     };
     expect(executeResponse(outcome, { ...limits, caps: { ...limits.caps, errorBytes: 1000 } }, base)).toMatchObject({
@@ -114,7 +116,7 @@ describe('a run without an envelope', () => {
   });
 
   it('names the signal when there is one, and caps the message', () => {
-    const outcome: ExecuteOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output(), artifacts: noArtifacts };
+    const outcome: RunOutcome = { kind: 'no-envelope', reason: 'r'.repeat(100), exitCode: null, signal: 'SIGKILL', stderrTail: '', output: output(), artifacts: noArtifacts };
     const response = executeResponse(outcome, limits, base);
     expect(response.error).toBe(`R was ended by signal SIGKILL before it wrote a result (not by the script's time limit: the kernel's out-of-memory killer, a crash in native code or another process; ${'r'.repeat(100)})`.slice(0, 64));
     expect(response.truncated).toBe(true);
@@ -142,13 +144,13 @@ describe('a run that reached the script without the capsule armed', () => {
     const report = 'preload=unavailable(the capsule was not preloaded: set LD_PRELOAD)';
     expect(unarmedResponse(report, base)).toEqual({
       status: 'error', consoleOutput: '', warnings: [], timedOut: false, errorType: 'interpreter', retryable: false, ...base,
-      error: `the execute runtime's sandbox was not armed for this run (${report}); its result is withheld`,
+      error: `the execute runtime's capsule was not armed for this run (${report}); its result is withheld`,
     });
   });
 });
 
 describe('who caused a failure: errorType and retryable (dsprrr)', () => {
-  it.each<[string, ExecuteOutcome, Record<string, unknown>]>([
+  it.each<[string, RunOutcome, Record<string, unknown>]>([
     ['the script\'s own error', envelope({ status: 'error', error: 'Error: x', errorType: 'execution' }), { errorType: 'execution', retryable: true }],
     ['an error in the runner\'s set-up', envelope({ status: 'error', error: 'Error: no sandbox', errorType: 'interpreter' }), { errorType: 'interpreter', retryable: false }],
     ['R\'s time limit', envelope({ status: 'error', error: 'script exceeded', timedOut: true, errorType: 'execution' }), { errorType: 'execution', retryable: true }],
@@ -193,7 +195,7 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
   });
 
   it('reports the console size and what its middle cut left out', () => {
-    const outcome: ExecuteOutcome = { ...envelope(), output: output({ truncated: true, bytes: 5000, omittedBytes: 4000 }) } as ExecuteOutcome;
+    const outcome: RunOutcome = { ...envelope(), output: output({ truncated: true, bytes: 5000, omittedBytes: 4000 }) } as RunOutcome;
     expect(executeResponse(outcome, limits, base)).toMatchObject({ consoleOutputBytes: 5000, consoleOutputOmittedBytes: 4000, truncated: true });
   });
 
@@ -213,7 +215,7 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
     };
 
     it('a console cut names outputBudget.consoleBytes and how far it can go', () => {
-      const outcome = { ...envelope(), output: output({ truncated: true, bytes: 700_000, omittedBytes: 690_000 }) } as ExecuteOutcome;
+      const outcome = { ...envelope(), output: output({ truncated: true, bytes: 700_000, omittedBytes: 690_000 }) } as RunOutcome;
       const response = executeResponse(outcome, withBudget(undefined), base);
       expect(response.notes).toEqual([
         `consoleOutput was cut to its head and tail on line boundaries: 690000 of 700000 bytes were left out of the middle; outputBudget.consoleBytes is ${config.outputBudget.consoleBytes}; raise it (up to ${config.caps.consoleOutputBytes}) to get more`,

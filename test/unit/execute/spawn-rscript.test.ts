@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../layers/config/service-config.ts';
-import { readRuntimePaths } from '../../../functions/execute/runtime-paths.ts';
+import { readRuntimeSettings } from '../../../functions/execute/runtime-settings.ts';
 import { preferForOomKill, prlimitArgs, R_OOM_SCORE_ADJ, rscriptCommand, spawnRscript } from '../../../functions/execute/run/spawn-rscript.ts';
 import { layout } from './workdir-layout.ts';
 
 describe('the Rscript command line', () => {
   const rlimits = readServiceConfig({}).rlimits;
-  const paths = readRuntimePaths({ JUBE_R_RUNNER_SCRIPT: '/app/runner/runner.R', JUBE_R_RULES_FILE: '/app/rules.json' });
+  const runtime = readRuntimeSettings({ JUBE_R_RUNNER_SCRIPT: '/app/runner/runner.R', JUBE_R_RULES_FILE: '/app/rules.json' });
 
   it('puts prlimit in front with every limit and no core dumps', () => {
-    const { file, args } = rscriptCommand(paths, rlimits, { kind: 'none', reason: 'test' }, layout);
+    const { file, args } = rscriptCommand(runtime, rlimits, { kind: 'none', reason: 'test' }, layout);
     expect(file).toBe('prlimit');
     expect(args).toEqual([...prlimitArgs(rlimits), '--', 'Rscript', '--vanilla', '/app/runner/runner.R', '/app/rules.json', layout.root]);
     expect(prlimitArgs(rlimits)).toEqual([
@@ -21,7 +21,7 @@ describe('the Rscript command line', () => {
   });
 
   it('wraps Rscript in bwrap with only the workdir writable and no network', () => {
-    const { args } = rscriptCommand(paths, rlimits, { kind: 'bwrap' }, layout);
+    const { args } = rscriptCommand(runtime, rlimits, { kind: 'bwrap' }, layout);
     const bwrapAt = args.indexOf('bwrap');
     expect(bwrapAt).toBeGreaterThan(0);
     const bwrap = args.slice(bwrapAt);

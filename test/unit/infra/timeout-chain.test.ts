@@ -22,7 +22,7 @@ describe('deriveTimeoutChain', () => {
       chain: {
         rLimitMaxSeconds: 15,
         killGraceSeconds: 2,
-        runnerKillSeconds: 17,
+        backstopSeconds: 17,
         executeLambdaTimeoutSeconds: 20,
         executeColdStartHeadroomMs: 5_000,
         coldInvokeMs: 25_000,

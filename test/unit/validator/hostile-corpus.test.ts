@@ -69,7 +69,7 @@ const SHAPES: readonly Shape[] = [
   { name: 'in a formula string', build: (s) => `fit <- lm("y ~ ${asName(s)}(x)", data = d)` },
   { name: 'string to an optimiser', build: (s) => `integrate("${s}", 0, 1)` },
   { name: 'string to zoo::rollapply', build: (s) => `zoo::rollapply(1:10, 3, "${s}")` },
-  // The edges of the relaxations (sandbox-rules.json `relaxations`): each looks like an allowed
+  // The edges of the relaxations (script-rules.json `relaxations`): each looks like an allowed
   // form but calls the function or hands it to code that can.
   { name: 'called inside a column function', build: (s, a) => `dplyr::filter(d, ${asName(s)}(${a}))` },
   { name: 'passed on inside a column function', build: (s) => `dplyr::mutate(d, y = lapply(x, ${asName(s)}))` },

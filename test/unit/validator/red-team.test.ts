@@ -1,5 +1,5 @@
 /**
- * Regressions from the red-team pass (docs/sandbox-rules.md, "Found by red-teaming"): each
+ * Regressions from the red-team pass (docs/script-rules.md, "Found by red-teaming"): each
  * script reached a shell, a package environment or the runner's own lookups before its name was
  * added to the rules. The runtime half of these findings is test/runner/red-team.test.ts.
  */

@@ -7,14 +7,14 @@
 import { InvokeCommand, TooManyRequestsException, type LambdaClient } from '@aws-sdk/client-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../../../layers/config/service-config.ts';
-import type { ExecuteRuntime, InvokeOutcome } from '../../../../functions/tools/local/runtime.ts';
+import type { ExecuteRuntime, InvokeAnswer } from '../../../../functions/tools/local/runtime.ts';
 import { namesFunction, startLambdaEndpoint, type LambdaEndpoint } from '../../../../functions/tools/local/lambda-endpoint.ts';
 import { createExecuteInvoker, createLambdaClient } from '../../../../functions/api/invoke/execute-invoker.ts';
 import { ThrottledError } from '../../../../functions/api/http/errors.ts';
 
 /** A runtime whose invocations finish only when the test says so. */
 function heldRuntime() {
-  const pending: { payload: unknown; tenantId: string | undefined; finish: (outcome: InvokeOutcome) => void }[] = [];
+  const pending: { payload: unknown; tenantId: string | undefined; finish: (outcome: InvokeAnswer) => void }[] = [];
   const runtime: ExecuteRuntime = {
     kind: 'process',
     invoke: (payload, context) => new Promise((finish) => pending.push({ payload, tenantId: context.tenantId, finish })),
