@@ -46,7 +46,8 @@ error_outcome <- function(e, started, timeout, caps, in_script) {
 # input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
 # as one that beat the R layer would, with the real functions in reach (no mask, no hardening),
 # so tests can show what the layers below R hold on their own. The capsule is armed either way.
-evaluate_script <- function(exprs, policy, input, workdir) {
+# `hardened`: a warm runner hardened R before the request (warm.R), so it is not done twice.
+evaluate_script <- function(exprs, policy, input, workdir, hardened = FALSE) {
   timeout <- as.numeric(input$timeoutSeconds)
   caps <- input$caps
   escaped <- isTRUE(input$testEscaped)
@@ -70,7 +71,7 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   tryCatch(
     withCallingHandlers(
       {
-        if (!escaped) harden_runtime(policy)
+        if (!escaped && !hardened) harden_runtime(policy)
         # The JIT stays off (the handler starts R with R_ENABLE_JIT=0): it compiles through
         # mkCode, which the capsule removes; packages' precompiled bytecode still runs.
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
