@@ -122,7 +122,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     ? cleanEnvironment('init', hygiene).catch((error: unknown) => ({ phase: 'init' as const, ms: 0, problems: [`init cleaning failed: ${String(error)}`] }))
     : undefined;
   const warm = createWarmStart({
-    config, paths, declaredPackages: declared, initCleaning: init,
+    config, paths, declaredPackages: declared, allowedPackages: allowed, initCleaning: init,
     runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], log: (message, detail) => logger.warn(message, detail ?? {}),
   });
 

@@ -46,12 +46,14 @@ error_outcome <- function(e, started, timeout, caps, in_script) {
 # input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
 # as one that beat the R layer would, with the real functions in reach (no mask, no hardening),
 # so tests can show what the layers below R hold on their own. The capsule is armed either way.
-# `hardened`: a warm runner hardened R before the request (warm.R), so it is not done twice.
-evaluate_script <- function(exprs, policy, input, workdir, hardened = FALSE) {
+# `mask`: a warm runner made the mask and hardened R before the request (warm.R), so neither is
+# done twice.
+evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
   timeout <- as.numeric(input$timeoutSeconds)
   caps <- input$caps
   escaped <- isTRUE(input$testEscaped)
-  script_env <- new.env(parent = if (escaped) globalenv() else make_mask(policy))
+  hardened <- !is.null(mask)
+  script_env <- new.env(parent = if (escaped) globalenv() else if (hardened) mask else make_mask(policy))
   sandbox <- "not armed"
   plot_capture <- "off"
   # The top-level expression running; 0 while the runner sets up.

@@ -20,15 +20,13 @@ main <- function(args) {
   warm <- warm_args(args[-(1:2)])
   # simplifyVector = FALSE: jsonlite's simplification costs ~40 ms of start-up on every run.
   rules <- from_json(rules_file, simplifyVector = FALSE)
-  if (!is.null(warm)) warm_prepare(rules, warm)
+  prepared <- if (!is.null(warm)) warm_prepare(rules, warm)
   nonce <- if (is.null(warm)) read_nonce() else warm_wait(workdir)
   envelope_path <- workdir_file(workdir, "envelope")
   header <- envelope_header(nonce, paste(R.version$major, R.version$minor, sep = "."))
   input <- check_input(from_json(workdir_file(workdir, "input"), simplifyVector = FALSE))
-  if (!is.null(warm) && !identical(isTRUE(input$testEscaped), !warm$hardened)) {
-    stop("jube-r runner: this warm runner was prepared for another containment")
-  }
-  policy <- compile_policy(rules, input$allowedPackages)
+  if (!is.null(warm) && !warm_matches(warm, input)) stop("jube-r runner: this warm runner was prepared for another request")
+  policy <- if (is.null(warm)) compile_policy(rules, input$allowedPackages) else prepared$policy
 
   script_path <- workdir_file(workdir, "script")
   checked <- if (isTRUE(input$testEscaped)) {
@@ -40,5 +38,5 @@ main <- function(args) {
     write_envelope(envelope_path, header, rejection_fields(checked$errors))
     return(invisible())
   }
-  write_envelope(envelope_path, header, evaluate_script(checked$exprs, policy, input, workdir, hardened = isTRUE(warm$hardened)))
+  write_envelope(envelope_path, header, evaluate_script(checked$exprs, policy, input, workdir, prepared$mask))
 }

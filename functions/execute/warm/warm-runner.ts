@@ -21,6 +21,8 @@ export interface WarmSpawnSetup {
   readonly rlimits: ServiceConfig['rlimits'];
   readonly sandbox: ActiveSandbox;
   readonly packages: readonly string[];
+  /** The handler's allowed packages (sorted), as every input.json names them. */
+  readonly allowedPackages: readonly string[];
 }
 
 /** What the pool asks of a runner before it hands it a request. */
@@ -64,7 +66,7 @@ export class WarmRunner {
   static async start(setup: WarmSpawnSetup): Promise<WarmRunner> {
     const layout = await createWorkdir(setup.paths.tmpRoot);
     const command = rscriptCommand(setup.paths, setup.rlimits, setup.sandbox, layout);
-    command.args.push(...warmRunnerArgs(setup.packages, setup.paths.containment.testEscapedRunner));
+    command.args.push(...warmRunnerArgs(setup.packages, setup.allowedPackages, setup.paths.containment.testEscapedRunner));
     const env = buildChildEnv(layout, {
       path: process.env['PATH'],
       rLibs: setup.paths.rLibs,

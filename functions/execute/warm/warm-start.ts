@@ -18,6 +18,8 @@ export interface WarmStartSetup {
   readonly config: ServiceConfig;
   readonly paths: RuntimePaths;
   readonly declaredPackages: readonly string[];
+  /** What library() may name in this handler's runs (the runner's policy is made for it). */
+  readonly allowedPackages: readonly string[];
   /** Init's hygiene: no runner starts before it is done. */
   readonly initCleaning: Promise<unknown> | undefined;
   /** AWS_LAMBDA_RUNTIME_API: set, the refill goes through the Extensions API. */
@@ -40,7 +42,7 @@ export function createWarmStart(setup: WarmStartSetup): WarmStart | undefined {
   if (!config.warm.enabled || paths.containment.testNativeRunner) return undefined;
   const packages = warmPackages(config.warm, setup.declaredPackages);
   const sandbox = resolveSandbox(paths.sandbox);
-  const pool = new WarmPool(async () => WarmRunner.start({ paths, rlimits: config.rlimits, sandbox: await sandbox, packages }), {
+  const pool = new WarmPool(async () => WarmRunner.start({ paths, rlimits: config.rlimits, sandbox: await sandbox, packages, allowedPackages: setup.allowedPackages }), {
     // Lambda sends an environment one invocation at a time; the local stack runs this many at once.
     slots: setup.runtimeApi ? 1 : config.maxInflightExecute,
     maxAgeMs: config.warm.maxAgeMs,

@@ -6,9 +6,16 @@ case("no --warm argument is a cold run", {
   expect_identical(runner$warm_args(character()), NULL)
 })
 case("--warm= names the packages to load, comma-separated, empty names dropped", {
-  warm <- runner$warm_args(c("--warm=jsonlite,,dplyr"))
+  warm <- runner$warm_args(c("--warm=jsonlite,,dplyr", "--warm-allowed=base,dplyr"))
   expect_identical(warm$packages, c("jsonlite", "dplyr"))
+  expect_identical(warm$allowed, c("base", "dplyr"))
   expect_true(warm$hardened)
+})
+case("a request must repeat the allowed packages and the containment the runner was made for", {
+  warm <- runner$warm_args(c("--warm=", "--warm-allowed=base,dplyr"))
+  expect_true(runner$warm_matches(warm, list(allowedPackages = list("base", "dplyr"))))
+  expect_true(!runner$warm_matches(warm, list(allowedPackages = list("base"))))
+  expect_true(!runner$warm_matches(warm, list(allowedPackages = list("base", "dplyr"), testEscaped = TRUE)))
 })
 case("--warm= alone loads nothing; --warm-escaped skips the hardening", {
   warm <- runner$warm_args(c("--warm=", "--warm-escaped"))
