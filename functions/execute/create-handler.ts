@@ -87,6 +87,10 @@ export interface ExecuteHandlerOptions {
 export type ExecuteHandler = ((event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>) & {
   /** Settles when init's own work that must precede the runtime's first Next is done (the warm start's extension). */
   readonly initialized?: Promise<unknown>;
+  /** The idle warm runners' pids once they are ready; empty where the warm start is off (tests, benchmarks). */
+  readonly warmRunners?: () => Promise<number[]>;
+  /** Ends the idle warm runners and starts no more (a local stack or a test that is done). */
+  readonly close?: () => Promise<void>;
 };
 
 /** The manifest, or undefined where it was never generated (tests pass what they need). */
@@ -262,7 +266,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       if (!retiring) warm?.answered();
     }
   };
-  return Object.assign(executeHandler, { initialized: warm?.initialized ?? Promise.resolve() });
+  return Object.assign(executeHandler, {
+    initialized: warm?.initialized ?? Promise.resolve(),
+    warmRunners: async () => (warm ? warm.pool.readyPids() : []),
+    close: async () => warm?.retire(),
+  });
 }
 
 /** Milliseconds each cleaning took, for the invocation's log line; undefined where none ran. */

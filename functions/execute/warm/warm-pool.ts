@@ -20,6 +20,7 @@ export class WarmPool {
   private readonly idle: WarmRunner[] = [];
   private starting = 0;
   private closed = false;
+  private refilling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly start: () => Promise<WarmRunner>,
@@ -36,7 +37,26 @@ export class WarmPool {
   }
 
   /** Starts runners until `slots` are idle or starting; resolves once those it started are ready (or ended). */
-  async refill(): Promise<void> {
+  refill(): Promise<void> {
+    const done = this.startMissing();
+    this.refilling = Promise.all([this.refilling, done]).then(() => undefined);
+    return done;
+  }
+
+  /** Refills on the next turn (after the answer has gone out), counted by readyPids() at once. */
+  refillSoon(): void {
+    const soon = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.refill());
+    this.refilling = Promise.all([this.refilling, soon]).then(() => undefined);
+  }
+
+  /** The pids of the idle runners, once every refill so far has settled and each said ready (tests, benchmarks). */
+  async readyPids(): Promise<number[]> {
+    await this.refilling;
+    const ready = await Promise.all(this.idle.map(async (r) => ((await r.ready) ? r.pid : undefined)));
+    return ready.filter((pid): pid is number => pid !== undefined);
+  }
+
+  private async startMissing(): Promise<void> {
     const started: Promise<unknown>[] = [];
     while (!this.closed && this.idle.length + this.starting < this.settings.slots) {
       this.starting += 1;

@@ -59,11 +59,10 @@ export function createWarmStart(setup: WarmStartSetup): WarmStart | undefined {
     pool,
     initialized: registered,
     answered() {
-      if (extension) extension.answered();
-      void registered.then((held) => {
-        // Without the extension nothing holds the freeze: refill on the next turn regardless.
-        if (!held) setImmediate(() => void pool.refill());
-      });
+      if (!extension) return pool.refillSoon();
+      extension.answered();
+      // An extension the Extensions API refused holds no freeze: refill on the next turn regardless.
+      void registered.then((held) => (held ? undefined : pool.refillSoon()));
     },
     retire: () => pool.clear(true),
   };
