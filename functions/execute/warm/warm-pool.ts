@@ -45,8 +45,14 @@ export class WarmPool {
 
   /** Refills on the next turn (after the answer has gone out), counted by readyPids() at once. */
   refillSoon(): void {
-    const soon = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.refill());
-    this.refilling = Promise.all([this.refilling, soon]).then(() => undefined);
+    void this.refillAfter(new Promise<void>((resolve) => setImmediate(resolve)));
+  }
+
+  /** Refills once `first` settles (init's hygiene), counted by readyPids() at once. */
+  refillAfter(first: Promise<unknown>): Promise<void> {
+    const later = first.catch(() => undefined).then(() => this.refill());
+    this.refilling = Promise.all([this.refilling, later]).then(() => undefined);
+    return later;
   }
 
   /** The pids of the idle runners, once every refill so far has settled and each said ready (tests, benchmarks). */

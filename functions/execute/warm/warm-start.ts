@@ -48,7 +48,7 @@ export function createWarmStart(setup: WarmStartSetup): WarmStart | undefined {
     maxAgeMs: config.warm.maxAgeMs,
     readyMs: config.warm.readyMs,
   });
-  const first = (setup.initCleaning ?? Promise.resolve()).catch(() => undefined).then(() => pool.refill());
+  const first = pool.refillAfter(setup.initCleaning ?? Promise.resolve());
   let extension: WarmExtension | undefined;
   let registered: Promise<boolean> = Promise.resolve(false);
   if (setup.runtimeApi) {
