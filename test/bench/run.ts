@@ -10,6 +10,7 @@ const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   plots: () => import('./plots.bench.ts'),
   image: () => import('./image.bench.ts'),
   jit: () => import('./jit.bench.ts'),
+  warm: () => import('./warm.bench.ts'),
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -8,6 +8,9 @@
 import { groupMembers } from '../run/process-group.ts';
 import type { Readiness, WarmRunner } from './warm-runner.ts';
 
+/** How long a call waits for a runner that is still loading before it runs cold. */
+export const STARTING_WAIT_MS = 5_000;
+
 export interface WarmPoolSettings {
   readonly slots: number;
   readonly maxAgeMs: number;
@@ -30,7 +33,13 @@ export class WarmPool {
   async take(): Promise<WarmTake> {
     const runner = this.idle.shift();
     if (!runner) return { cold: 'none' };
-    const state = await runner.readiness(this.settings.maxAgeMs, this.settings.readyMs);
+    let state = await runner.readiness(this.settings.maxAgeMs, this.settings.readyMs);
+    if (state === 'not-ready') {
+      // Still loading: it started before a cold one would, so waiting for it is never slower,
+      // unless it wedged while loading (then the wait is bounded and the call runs cold).
+      await Promise.race([runner.ready, new Promise((resolve) => setTimeout(resolve, STARTING_WAIT_MS).unref())]);
+      state = await runner.readiness(this.settings.maxAgeMs, this.settings.readyMs);
+    }
     if (state === 'ready') return { runner };
     await runner.discard();
     return { cold: state };

@@ -12,7 +12,7 @@ export const WARM_LINES = { ready: 'jube-r warm: ready', pong: 'jube-r warm: pon
  * entries most scripts use, measured by test/bench/warm.bench.ts (docs/execute-runtime.md, "Warm
  * start"). Loading one costs nothing on the request's path, but memory and the runner's start.
  */
-export const DEFAULT_WARM_PACKAGES = ['jsonlite', 'dplyr', 'tidyr', 'ggplot2', 'data.table', 'readr', 'stringr', 'lubridate'] as const;
+export const DEFAULT_WARM_PACKAGES = ['jsonlite', 'dplyr', 'tidyr', 'ggplot2', 'data.table'] as const;
 
 export class WarmConfigError extends Error {
   override readonly name = 'WarmConfigError';
