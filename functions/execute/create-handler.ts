@@ -273,6 +273,13 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   });
 }
 
+/** createExecuteHandler, resolved once its init work that must precede the runtime's first Next is done. */
+export async function createInitializedExecuteHandler(options: ExecuteHandlerOptions = {}): Promise<ExecuteHandler> {
+  const handler = createExecuteHandler(options);
+  await handler.initialized;
+  return handler;
+}
+
 /** Milliseconds each cleaning took, for the invocation's log line; undefined where none ran. */
 function hygieneCost(reports: RunReport['hygiene']): Record<string, number> | undefined {
   const entries = Object.values(reports ?? {}).map((r) => [r.phase, r.ms] as const);

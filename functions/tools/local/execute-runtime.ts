@@ -24,12 +24,13 @@ export interface ProcessRuntimeOptions {
 }
 
 /**
- * The Lambda's handler with this environment's configuration; the warm start is on unless
- * JUBE_R_WARM says otherwise: one warm runner per execution slot (JUBE_R_MAX_INFLIGHT_EXECUTE).
+ * The Lambda's own handler, which reads its configuration from this process's environment when it
+ * loads; the warm start is on unless JUBE_R_WARM says otherwise: one warm runner per execution
+ * slot (JUBE_R_MAX_INFLIGHT_EXECUTE).
  */
 const defaultLoadHandler = (env: NodeJS.ProcessEnv) => async (): Promise<ExecuteHandler> => {
-  const { createExecuteHandler } = await import('../../execute/create-handler.ts');
-  return createExecuteHandler({ config: readServiceConfig({ ...env, JUBE_R_WARM: env['JUBE_R_WARM'] ?? 'on' }) });
+  process.env['JUBE_R_WARM'] ??= env['JUBE_R_WARM'] ?? 'on';
+  return (await import('../../execute/handler.ts')).handler;
 };
 
 /**
