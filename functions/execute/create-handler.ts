@@ -185,6 +185,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       layers: run.outcome.kind === 'not-staged' ? undefined : sandboxLayers(paths, sandbox, capsule),
       retire: report.retire,
       hygieneMs: hygieneCost(report.hygiene),
+      start: report.start,
     };
   }
 
@@ -249,7 +250,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       const { apiRequestId, response, layers, retire } = answer;
       const facts = { context, apiRequestId, response, durationMs: Date.now() - started, sandboxLayers: layers };
       const hygieneMs = 'hygieneMs' in answer ? answer.hygieneMs : undefined;
-      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}), ...(hygieneMs ? { hygieneMs } : {}) });
+      const start = 'start' in answer ? answer.start : undefined;
+      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}), ...(hygieneMs ? { hygieneMs } : {}), ...(start ? { start } : {}) });
       const target = { runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], requestId: context?.awsRequestId };
       if (retire && canRetire(target)) {
         logger.warn('retiring this execution environment after answering', { reason: retire });
