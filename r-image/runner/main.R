@@ -25,7 +25,9 @@ main <- function(args) {
   envelope_path <- workdir_file(workdir, "envelope")
   header <- envelope_header(nonce, paste(R.version$major, R.version$minor, sep = "."))
   input <- check_input(from_json(workdir_file(workdir, "input"), simplifyVector = FALSE))
-  if (!is.null(warm) && !warm_matches(warm, input)) stop("jube-r runner: this warm runner was prepared for another request")
+  if (!is.null(warm) && !warm_matches(warm, input)) {
+    stop("jube-r runner: this warm runner was prepared for another request")
+  }
   policy <- if (is.null(warm)) compile_policy(rules, input$allowedPackages) else prepared$policy
 
   script_path <- workdir_file(workdir, "script")

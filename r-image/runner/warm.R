@@ -29,7 +29,8 @@ warm_args <- function(args) {
   if (is.null(packages)) return(NULL)
   allowed <- warm_names(args, "--warm-allowed")
   # --warm-escaped: the test-only escaped runner (evaluate.R), which runs without mask or hardening.
-  list(packages = packages, allowed = if (is.null(allowed)) character() else allowed, hardened = !("--warm-escaped" %in% args))
+  if (is.null(allowed)) allowed <- character()
+  list(packages = packages, allowed = allowed, hardened = !("--warm-escaped" %in% args))
 }
 
 warm_say <- function(what) {
@@ -73,5 +74,6 @@ warm_wait <- function(workdir) {
 # What the warm runner prepared must be what the request asks: the same allowed packages, the same
 # containment (the escaped runner is the test tier's).
 warm_matches <- function(warm, input) {
-  identical(as.character(unlist(input$allowedPackages)), warm$allowed) && identical(isTRUE(input$testEscaped), !warm$hardened)
+  same_packages <- identical(as.character(unlist(input$allowedPackages)), warm$allowed)
+  same_packages && identical(isTRUE(input$testEscaped), !warm$hardened)
 }
