@@ -52,6 +52,8 @@ export class WarmRunner {
     child.once('exit', () => this.ended());
     child.once('error', () => this.ended());
     child.stderr.on('data', (chunk: Buffer) => this.onControl(chunk));
+    // A write to a runner that just died fails with EPIPE: it shows as a dead runner.
+    child.stdin?.on('error', () => undefined);
     // A spawn failure rejects execa's promise: it shows as a dead runner, never as a throw.
     child.catch(() => undefined);
     this.ready = this.waitFor(WARM_LINES.ready).then((ok) => {
@@ -135,7 +137,6 @@ export class WarmRunner {
   private write(line: string): boolean {
     const stdin = this.child.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return false;
-    stdin.on('error', () => undefined);
     stdin.write(line);
     return true;
   }
