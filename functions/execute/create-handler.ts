@@ -42,6 +42,7 @@ import { readRuntimeSettings, type RuntimeSettings } from './runtime-settings.ts
 import { runSandboxLayers } from './run/active-layers.ts';
 import { resolveNamespaces } from './run/bwrap.ts';
 import { createWorkdir, removeWorkdir, type WorkdirLayout } from './run/workdir.ts';
+import { createWarmStart } from './warm/warm-start.ts';
 
 // What the local stack and the CLI use besides the factory: they reach this function only through
 // this module and the entry (test/unit/layout.test.ts holds them to it).
@@ -66,6 +67,8 @@ export interface ContainmentReport {
   readonly hygiene?: { readonly init?: HygieneReport; readonly before?: HygieneReport; readonly after?: HygieneReport } | undefined;
   /** The post-run budget, and what it cut short. */
   readonly budget?: PostRunBudget | undefined;
+  /** `warm`: a warm runner took the call; else why it ran cold (functions/execute/warm/warm-pool.ts). */
+  readonly start?: string | undefined;
 }
 
 export interface ExecuteHandlerOptions {
@@ -85,7 +88,14 @@ export interface ExecuteHandlerOptions {
   readonly dataDownload?: SourceAccess['download'];
 }
 
-export type ExecuteHandler = (event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>;
+export type ExecuteHandler = ((event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>) & {
+  /** Settles when init's own work that must precede the runtime's first Next is done (the warm start's extension). */
+  readonly initialized?: Promise<unknown>;
+  /** The idle warm runners' pids once they are ready; empty where the warm start is off (tests, benchmarks). */
+  readonly warmRunners?: () => Promise<number[]>;
+  /** Ends the idle warm runners and starts no more (a local stack or a test that is done). */
+  readonly close?: () => Promise<void>;
+};
 
 /** The manifest, or undefined where it was never generated (tests pass what they need). */
 function manifestOrUndefined() {
@@ -119,6 +129,10 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   let init: Promise<HygieneReport> | undefined = hygiene
     ? cleanEnvironment('init', hygiene).catch((error: unknown) => ({ phase: 'init' as const, ms: 0, problems: [`init cleaning failed: ${String(error)}`] }))
     : undefined;
+  const warm = createWarmStart({
+    config, runtime, declaredPackages: declared, allowedPackages: allowed, initCleaning: init,
+    runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], log: (message, detail) => logger.warn(message, detail ?? {}),
+  });
 
   async function respond(event: unknown, context: LambdaContextLike | undefined, started: number) {
     const e = parseExecuteEvent(event, rules);
@@ -141,18 +155,21 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (failed && failed.problems.length > 0) {
       logger.error('the environment is not clean before a run', { phase: failed.phase, problems: failed.problems });
       const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
+      await warm?.pool.clear();
       options.onContainmentReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
       return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
     }
-    const layout = await createWorkdir(runtime.tmpRoot);
+    const taken = warm ? await warm.pool.take() : undefined;
+    const layout = taken?.runner?.layout ?? (await createWorkdir(runtime.tmpRoot));
     let run: WorkdirRun | undefined;
-    let report: ContainmentReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared };
+    const start = taken === undefined ? undefined : (taken.runner ? 'warm' : `cold: ${taken.cold}`);
+    let report: ContainmentReport = { workdir: layout.root, pid: undefined, group: undefined, hygiene: prepared, start };
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     // The request's budget replaces four caps for this run, on both sides of the seam.
     const outputBudget = resolveOutputBudget(e.outputBudget, config);
     try {
       run = await runInWorkdir(e, layout, {
-        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs,
+        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -183,6 +200,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       layers: run.outcome.kind === 'not-staged' ? undefined : runSandboxLayers(runtime, namespaces, capsule),
       retire: report.retire,
       hygieneMs: hygieneCost(report.hygiene),
+      start: report.start,
     };
   }
 
@@ -192,7 +210,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const initReport = init ? await init : undefined;
     init = undefined;
     if (initReport && initReport.problems.length > 0) return { init: initReport };
-    const before = await cleanEnvironment('before-run', hygiene);
+    // The idle warm runners were started after the previous run's hygiene, by this handler: spared.
+    const before = await cleanEnvironment('before-run', hygiene, await warm?.pool.spared());
     // What a cut-short predecessor left is now gone (or this run is refused as not clean).
     if (before.problems.length === 0) clearEnvironmentMark();
     return initReport ? { init: initReport, before } : { before };
@@ -204,7 +223,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
    */
   async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<ContainmentReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
     // Processes first, so nothing writes into the workdir while it goes.
-    const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene), budget, 'the after-run cleaning') : undefined;
+    const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene, await warm?.pool.spared()), budget, 'the after-run cleaning') : undefined;
     const after = cleaned === 'deadline' ? undefined : cleaned;
     const removed = await removeWorkdir(layout, budget.deadline);
     if (removed === 'deadline') {
@@ -238,17 +257,21 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     return unarmedResponse(detail, responseBase);
   }
 
-  return async function executeHandler(event, context) {
+  const executeHandler: ExecuteHandler = async (event, context) => {
     const started = Date.now();
+    let retiring = false;
     try {
       const answer = await respond(event, context, started);
       const { apiRequestId, response, layers, retire } = answer;
       const facts = { context, apiRequestId, response, durationMs: Date.now() - started, sandboxLayers: layers };
       const hygieneMs = 'hygieneMs' in answer ? answer.hygieneMs : undefined;
-      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}), ...(hygieneMs ? { hygieneMs } : {}) });
+      const start = 'start' in answer ? answer.start : undefined;
+      logger.info('execute', { ...invocationLogAttributes(facts), ...(retire ? { retire } : {}), ...(hygieneMs ? { hygieneMs } : {}), ...(start ? { start } : {}) });
       const target = { runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], requestId: context?.awsRequestId };
       if (retire && canRetire(target)) {
         logger.warn('retiring this execution environment after answering', { reason: retire });
+        retiring = true;
+        await warm?.retire();
         return await respondAndExit(target, response);
       }
       return response;
@@ -256,8 +279,22 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       const tenant = context?.tenantId === undefined ? {} : { tenant: context.tenantId };
       logger.error('execute failed', { requestId: context?.awsRequestId, ...tenant, durationMs: Date.now() - started, error });
       throw error;
+    } finally {
+      if (!retiring) warm?.answered();
     }
   };
+  return Object.assign(executeHandler, {
+    initialized: warm?.initialized ?? Promise.resolve(),
+    warmRunners: async () => (warm ? warm.pool.readyPids() : []),
+    close: async () => warm?.retire(),
+  });
+}
+
+/** createExecuteHandler, resolved once its init work that must precede the runtime's first Next is done. */
+export async function createInitializedExecuteHandler(options: ExecuteHandlerOptions = {}): Promise<ExecuteHandler> {
+  const handler = createExecuteHandler(options);
+  await handler.initialized;
+  return handler;
 }
 
 /** Milliseconds each cleaning took, for the invocation's log line; undefined where none ran. */

@@ -98,6 +98,14 @@ const ENV_SCHEMA = {
   JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES: int(1024, 8 * 1024 * 1024 * 1024).default(200 * 1024 * 1024),
   /** The sandbox layers the deployment provides (comma-separated), for GET /health; unset: not declared. */
   JUBE_R_SANDBOX_LAYERS: z.string().optional(),
+  /** The warm start (functions/execute/warm/): an Rscript started before the request; `on` in the image and the local stack. */
+  JUBE_R_WARM: z.enum(['on', 'off']).default('off'),
+  /** A warm runner older than this is replaced and the call runs cold. */
+  JUBE_R_WARM_MAX_AGE_SECONDS: int(1, 86_400).default(900),
+  /** A warm runner that does not answer the readiness check this fast is replaced and the call runs cold. */
+  JUBE_R_WARM_READY_MS: int(10, 10_000).default(250),
+  /** The namespaces a warm runner loads (never attaches) before the request, comma-separated, `none` for none; each must be in packages.R. */
+  JUBE_R_WARM_PACKAGES: z.string().optional(),
 } as const;
 
 type ServiceConfigEnv = z.infer<z.ZodObject<typeof ENV_SCHEMA>>;
@@ -152,6 +160,13 @@ export interface ServiceConfig {
   readonly responseReserveMs: number;
   /** JUBE_R_SANDBOX_LAYERS as a list; undefined when the deployment declares none. */
   readonly declaredSandboxLayers: readonly string[] | undefined;
+  /** The warm start; `packages` undefined: the default list (functions/execute/warm/warm-settings.ts). */
+  readonly warm: {
+    readonly enabled: boolean;
+    readonly maxAgeMs: number;
+    readonly readyMs: number;
+    readonly packages: readonly string[] | undefined;
+  };
   readonly data: {
     readonly dir: string;
     readonly bucket: string | undefined;
@@ -242,6 +257,12 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       localExecuteTimeoutMs(e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX, e.JUBE_R_KILL_GRACE_SECONDS) + LOCAL_CLIENT_MARGIN_MS,
     responseReserveMs: e.JUBE_R_RESPONSE_RESERVE_MS,
     declaredSandboxLayers: listOrUndefined(e.JUBE_R_SANDBOX_LAYERS),
+    warm: {
+      enabled: e.JUBE_R_WARM === 'on',
+      maxAgeMs: e.JUBE_R_WARM_MAX_AGE_SECONDS * 1000,
+      readyMs: e.JUBE_R_WARM_READY_MS,
+      packages: e.JUBE_R_WARM_PACKAGES === 'none' ? [] : listOrUndefined(e.JUBE_R_WARM_PACKAGES),
+    },
     data: {
       dir: e.JUBE_R_DATA_DIR,
       bucket: e.JUBE_R_DATA_BUCKET,

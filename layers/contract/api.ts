@@ -92,6 +92,8 @@ export const LimitsSchema = z.strictObject({
   maxOutEntries: count,
   postRunMaxMs: count,
   postRunReserveMs: count,
+  warmMaxAgeSeconds: count,
+  warmReadyMs: count,
   maxEnvelopeBytes: count,
   maxEnvelopeDepth: count,
   maxPlots: count,

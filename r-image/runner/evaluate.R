@@ -49,11 +49,14 @@ error_outcome <- function(e, started, timeout, caps, in_script, details = NULL, 
 # input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
 # as one that beat the R layer would, with the real functions in reach (no mask, no hardening),
 # so tests can show what the layers below R hold on their own. The capsule is armed either way.
-evaluate_script <- function(exprs, policy, input, workdir) {
+# `mask`: a warm runner made the mask and hardened R before the request (warm.R), so neither is
+# done twice.
+evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
   timeout <- as.numeric(input$timeoutSeconds)
   caps <- input$caps
   escaped <- isTRUE(input$testEscaped)
-  script_env <- new.env(parent = if (escaped) globalenv() else make_mask(policy))
+  hardened <- !is.null(mask)
+  script_env <- new.env(parent = if (escaped) globalenv() else if (hardened) mask else make_mask(policy))
   capsule <- "not armed"
   plot_capture <- "off"
   # The top-level expression running; 0 while the runner sets up.
@@ -73,7 +76,7 @@ evaluate_script <- function(exprs, policy, input, workdir) {
   tryCatch(
     withCallingHandlers(
       {
-        if (!escaped) harden_runtime(policy)
+        if (!escaped && !hardened) harden_runtime(policy)
         # The JIT stays off (the handler starts R with R_ENABLE_JIT=0): it compiles through
         # mkCode, which the capsule removes; packages' precompiled bytecode still runs.
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)

@@ -1,4 +1,6 @@
-# One invocation: Rscript --vanilla runner.R RULES_FILE WORKDIR, the nonce on stdin (one line).
+# One invocation: Rscript --vanilla runner.R RULES_FILE WORKDIR, the nonce on stdin (one line);
+# or, started before the request (warm.R), RULES_FILE WORKDIR --warm=PACKAGES and the nonce
+# handed over the same pipe once the request's inputs are in WORKDIR.
 # WORKDIR holds the script and input.json (written by the execute handler; their names are in
 # seam.json); this writes the envelope there. stdout is only console text.
 
@@ -15,12 +17,18 @@ read_nonce <- function() {
 main <- function(args) {
   rules_file <- args[[1L]]
   workdir <- args[[2L]]
-  envelope_path <- workdir_file(workdir, "envelope")
-  header <- envelope_header(read_nonce(), paste(R.version$major, R.version$minor, sep = "."))
+  warm <- warm_args(args[-(1:2)])
   # simplifyVector = FALSE: jsonlite's simplification costs ~40 ms of start-up on every run.
   rules <- from_json(rules_file, simplifyVector = FALSE)
+  prepared <- if (!is.null(warm)) warm_prepare(rules, warm)
+  nonce <- if (is.null(warm)) read_nonce() else warm_wait(workdir)
+  envelope_path <- workdir_file(workdir, "envelope")
+  header <- envelope_header(nonce, paste(R.version$major, R.version$minor, sep = "."))
   input <- check_input(from_json(workdir_file(workdir, "input"), simplifyVector = FALSE))
-  policy <- compile_policy(rules, input$allowedPackages)
+  if (!is.null(warm) && !warm_matches(warm, input)) {
+    stop("jube-r runner: this warm runner was prepared for another request")
+  }
+  policy <- if (is.null(warm)) compile_policy(rules, input$allowedPackages) else prepared$policy
 
   script_path <- workdir_file(workdir, "script")
   checked <- if (isTRUE(input$testEscaped)) {
@@ -32,5 +40,5 @@ main <- function(args) {
     write_envelope(envelope_path, header, rejection_fields(checked$errors))
     return(invisible())
   }
-  write_envelope(envelope_path, header, evaluate_script(checked$exprs, policy, input, workdir))
+  write_envelope(envelope_path, header, evaluate_script(checked$exprs, policy, input, workdir, prepared$mask))
 }

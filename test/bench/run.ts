@@ -19,6 +19,7 @@ const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   image: () => import('./image.bench.ts'),
   jit: () => import('./jit.bench.ts'),
   help: () => import('./help.bench.ts'),
+  warm: () => import('./warm.bench.ts'),
 };
 
 /** Seconds each section may take under CI; together under three minutes. */

@@ -113,3 +113,84 @@ describe('runtime API emulator', () => {
     expect(late.status).toBe(400);
   });
 });
+
+describe('runtime API emulator, Extensions API', () => {
+  const extensionBase = () => `http://${emulator!.address}/2020-01-01/extension`;
+  const register = (name: string) =>
+    fetch(`${extensionBase()}/register`, { method: 'POST', headers: { 'Lambda-Extension-Name': name }, body: JSON.stringify({ events: ['INVOKE'] }) });
+
+  it('registers during init only, and sends each extension an INVOKE event per invocation', async () => {
+    const { emulator, base } = await start();
+    const registered = await register('warm');
+    const id = registered.headers.get('lambda-extension-identifier')!;
+    expect(registered.status).toBe(200);
+    const extNext = fetch(`${extensionBase()}/event/next`, { headers: { 'Lambda-Extension-Identifier': id } });
+    const runtimeNext = fetch(`${base}/invocation/next`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await register('late')).status).toBe(403);
+
+    const outcome = emulator.invoke({ n: 1 }, { requestId: 'r1', timeoutMs: 10_000 });
+    await runtimeNext;
+    const event = (await (await extNext).json()) as { eventType: string; requestId: string };
+    expect(event).toMatchObject({ eventType: 'INVOKE', requestId: 'r1' });
+    await fetch(`${base}/invocation/r1/response`, { method: 'POST', body: '"one"' });
+    expect(await outcome).toEqual({ ok: true, payload: 'one' });
+    expect(emulator.extensions()).toEqual(['warm']);
+  });
+
+  it('answers the caller at the response, but delivers the next invocation only after every extension asked for the next event', async () => {
+    const { emulator, base } = await start();
+    const id = (await register('warm')).headers.get('lambda-extension-identifier')!;
+    const extNext = () => fetch(`${extensionBase()}/event/next`, { headers: { 'Lambda-Extension-Identifier': id } });
+    let ext = extNext();
+    const first = emulator.invoke(1, { requestId: 'a', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+    await ext;
+    await fetch(`${base}/invocation/a/response`, { method: 'POST', body: '"a"' });
+    expect(await first).toEqual({ ok: true, payload: 'a' });
+
+    const second = emulator.invoke(2, { requestId: 'b', timeoutMs: 10_000 });
+    let delivered = false;
+    const runtimeNext = fetch(`${base}/invocation/next`).then((r) => ((delivered = true), r));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The extension is still at its post-response work: the environment is not frozen, no new event.
+    expect(delivered).toBe(false);
+    ext = extNext();
+    await runtimeNext;
+    const phase = emulator.invokePhase('a')!;
+    expect(phase.respondedAt).toBeLessThanOrEqual(phase.extensionsDoneAt!);
+    expect(phase.extensionsDoneAt! - phase.respondedAt!).toBeGreaterThanOrEqual(100);
+    await fetch(`${base}/invocation/b/response`, { method: 'POST', body: '"b"' });
+    expect(await second).toEqual({ ok: true, payload: 'b' });
+    void ext.catch(() => undefined);
+  });
+
+  it("drives the warm start's extension: the refill runs after the response and holds the next event", async () => {
+    const { startWarmExtension } = await import('../../functions/execute/warm/lambda-extension.ts');
+    const { emulator, base } = await start();
+    const refills: number[] = [];
+    const extension = startWarmExtension(emulator.address, {
+      init: Promise.resolve(),
+      afterInvoke: async () => {
+        refills.push(Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      },
+    });
+    expect(await extension.registered).toBe(true);
+    const outcome = emulator.invoke(1, { requestId: 'w1', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(refills).toEqual([]);
+    extension.answered();
+    await fetch(`${base}/invocation/w1/response`, { method: 'POST', body: '"w"' });
+    expect(await outcome).toEqual({ ok: true, payload: 'w' });
+    const second = emulator.invoke(2, { requestId: 'w2', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+    const phase = emulator.invokePhase('w1')!;
+    expect(refills).toHaveLength(1);
+    expect(phase.extensionsDoneAt! - phase.respondedAt!).toBeGreaterThanOrEqual(150);
+    extension.answered();
+    await fetch(`${base}/invocation/w2/response`, { method: 'POST', body: '"w2"' });
+    await second;
+  });
+});

@@ -30,7 +30,8 @@ export async function startStack(env: Record<string, string> = {}, command: read
   const [file, ...args] = command;
   const child = spawn(file!, args, {
     cwd: REPO,
-    env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: '0', JUBE_R_TMP_ROOT: tmpRoot, POWERTOOLS_LOG_LEVEL: 'WARN', ...env },
+    // The warm start off unless a test asks for it: these tests count the R processes of runs.
+    env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: '0', JUBE_R_TMP_ROOT: tmpRoot, POWERTOOLS_LOG_LEVEL: 'WARN', JUBE_R_WARM: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -17,6 +17,9 @@ export const acceptEverything: Validator = () => ({ valid: true, errors: [], lin
 export interface Harness {
   run(script: string, event?: Partial<ExecuteEventInput>, context?: { getRemainingTimeInMillis(): number }): Promise<ExecuteResponse>;
   readonly reports: ContainmentReport[];
+  /** The idle warm runners' pids once ready (JUBE_R_WARM=on), and the end of them. */
+  warmRunners(): Promise<number[]>;
+  close(): Promise<void>;
 }
 
 export function harness(
@@ -40,5 +43,7 @@ export function harness(
   return {
     reports,
     run: (script, event = {}, context) => handler({ script, timeoutSeconds: 5, ...event }, context),
+    warmRunners: () => handler.warmRunners?.() ?? Promise.resolve([]),
+    close: () => handler.close?.() ?? Promise.resolve(),
   };
 }

@@ -36,6 +36,8 @@ export function limitsOf(config: ServiceConfig, rules: ScriptRules): Limits {
     maxOutEntries: config.files.maxEntries,
     postRunMaxMs: config.postRun.maxMs,
     postRunReserveMs: config.postRun.reserveMs,
+    warmMaxAgeSeconds: config.warm.maxAgeMs / 1000,
+    warmReadyMs: config.warm.readyMs,
     maxEnvelopeBytes: ENVELOPE_LIMITS.maxBytes,
     maxEnvelopeDepth: ENVELOPE_LIMITS.maxDepth,
     maxPlots: config.plots.maxCount,

@@ -73,11 +73,17 @@ export function few(items: readonly (string | number)[]): string {
   return [...items.slice(0, PROBLEM_NAMES), ...(more > 0 ? [`${more} more`] : [])].join(', ');
 }
 
-export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSettings): Promise<HygieneReport> {
+/** What a cleaning leaves alone: the idle warm runners' processes and workdirs (functions/execute/warm/). */
+export interface HygieneSpare {
+  readonly pids: ReadonlySet<number>;
+  readonly paths: readonly string[];
+}
+
+export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSettings, spare?: HygieneSpare): Promise<HygieneReport> {
   const started = performance.now();
-  const sweep = settings.sweep ? await sweepEnvironment() : undefined;
+  const sweep = settings.sweep ? await sweepEnvironment(process.pid, spare?.pids) : undefined;
   const [wipe, sysv, mqueue, keys] = await Promise.all([
-    settings.wipe.length > 0 ? wipeDirectories(settings.wipe) : undefined,
+    settings.wipe.length > 0 ? wipeDirectories(settings.wipe, undefined, spare?.paths) : undefined,
     settings.ipc ? cleanSysvIpc() : undefined,
     settings.mqueue ? wipeDirectories([settings.mqueue]) : undefined,
     settings.keys === undefined ? undefined : clearKernelKeys(settings.keys),

@@ -104,13 +104,19 @@ export const WIPE_MAX_MS = 20_000;
  * (bounded-remove.ts), so neither the count of entries nor their depth grows the handler's memory,
  * and the whole wipe stops at `deadline`.
  */
-export async function wipeDirectories(dirs: readonly string[], deadline: number = Date.now() + WIPE_MAX_MS): Promise<WipeReport> {
+export async function wipeDirectories(
+  dirs: readonly string[],
+  deadline: number = Date.now() + WIPE_MAX_MS,
+  /** Left in place, with the directories on the way to them (an idle warm runner's workdir). */
+  spare: readonly string[] = [],
+): Promise<WipeReport> {
   const removed: string[] = [];
   const failures: string[] = [];
   let removedCount = 0;
   let failureCount = 0;
   const note = (list: string[], path: string) => void (list.length < WIPE_REPORT_NAMES && list.push(path));
-  for (const dir of dirs) {
+  const queue = [...dirs];
+  for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
     const device = (await lstat(dir).catch(() => undefined))?.dev;
     const handle = await opendir(dir, { bufferSize: 256 }).catch(() => undefined);
     if (!handle) continue;
@@ -118,6 +124,11 @@ export async function wipeDirectories(dirs: readonly string[], deadline: number 
       for await (const entry of handle) {
         if (Date.now() >= deadline) return { removed, removedCount, failures, failureCount, deadline: true };
         const path = join(dir, entry.name);
+        if (spare.includes(path)) continue;
+        if (entry.isDirectory() && spare.some((kept) => kept.startsWith(`${path}/`))) {
+          queue.push(path);
+          continue;
+        }
         if (entry.isDirectory()) {
           if ((await lstat(path).catch(() => undefined))?.dev !== device) continue;
           const outcome = await removeTree(path, deadline);

@@ -22,6 +22,7 @@ import type { RuntimeSettings } from '../runtime-settings.ts';
 import type { ActiveNamespaces } from './bwrap.ts';
 import { rscriptCommand } from './spawn-rscript.ts';
 import { runnerCaps, writeInputs, type WorkdirLayout } from './workdir.ts';
+import type { WarmRunner } from '../warm/warm-runner.ts';
 
 /** Fetching the dataframes never takes longer than this, nor past the invocation's remaining time. */
 const MAX_STAGING_MS = 60_000;
@@ -38,6 +39,8 @@ export interface RunSetup {
   readonly remainingMs: () => number;
   /** Which dataframe sources may be read (data-sources.ts). */
   readonly dataAccess: SourceAccess;
+  /** A warm runner waiting in `layout` (functions/execute/warm/): handed the inputs instead of a spawn. */
+  readonly warm?: WarmRunner | undefined;
 }
 
 export interface WorkdirRun {
@@ -79,13 +82,13 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   const deadlineMs = Math.min(backstopMs, setup.remainingMs());
   const capture = new ConsoleCapture(config.caps.consoleOutputBytes, config.caps.resultBytes);
   const command = rscriptCommand(runtime, config.rlimits, setup.namespaces, layout);
-  const env = buildChildEnv(layout, {
+  const env = setup.warm?.env ?? buildChildEnv(layout, {
     path: process.env['PATH'],
     rLibs: runtime.rLibs,
     runMarker: randomBytes(12).toString('hex'),
     capsule: runtime.containment.capsule,
   });
-  const run = await runScript(command, layout, env, nonce, capture, deadlineMs);
+  const run = await runScript(command, layout, env, nonce, capture, deadlineMs, setup.warm?.hand(nonce));
   const budget = PostRunBudget.after(setup.remainingMs, config.postRun);
   const processes = { pid: run.pid, group: run.group, budget };
 

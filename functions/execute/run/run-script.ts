@@ -5,7 +5,7 @@
  */
 import type { ConsoleCapture } from '../output/caps.ts';
 import { killMarkedProcesses, killProcessGroup, RUN_MARKER_VARIABLE, type GroupKillReport } from './process-group.ts';
-import { spawnRscript } from './spawn-rscript.ts';
+import { spawnRscript, type RscriptChild } from './spawn-rscript.ts';
 import type { WorkdirLayout } from './workdir.ts';
 
 export interface ProcessExit {
@@ -27,9 +27,11 @@ export async function runScript(
   nonce: string,
   capture: ConsoleCapture,
   deadlineMs: number,
+  /** A warm runner already handed this run's nonce (functions/execute/warm/): supervised, not spawned. */
+  warm?: RscriptChild,
 ): Promise<ProcessExit> {
   const started = Date.now();
-  const child = spawnRscript(command, layout, env, nonce);
+  const child = warm ?? spawnRscript(command, layout, env, nonce);
   const pid = child.pid;
   let stderr = Buffer.alloc(0);
   child.stdout.on('data', (chunk: Buffer) => capture.push(chunk));
@@ -40,6 +42,8 @@ export async function runScript(
   });
 
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    // A warm runner may have ended between its readiness check and now.
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });

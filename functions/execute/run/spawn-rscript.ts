@@ -61,11 +61,12 @@ export function preferForOomKill(pid: number | undefined): boolean {
   }
 }
 
+/** `nonce` undefined: stdin stays an open pipe, for a warm runner (functions/execute/warm/). */
 export function spawnRscript(
   command: { file: string; args: string[] },
   layout: WorkdirLayout,
   env: Record<string, string>,
-  nonce: string,
+  nonce: string | undefined,
 ) {
   const child = execa(command.file, command.args, {
     cwd: layout.root,
@@ -76,9 +77,11 @@ export function spawnRscript(
     reject: false,
     stdout: 'pipe',
     stderr: 'pipe',
-    input: `${nonce}\n`,
+    ...(nonce === undefined ? { stdin: 'pipe' as const } : { input: `${nonce}\n` }),
   });
   // At once, before R has allocated anything worth killing the handler for.
   preferForOomKill(child.pid);
   return child;
 }
+
+export type RscriptChild = ReturnType<typeof spawnRscript>;

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import type { ExecuteRuntime, InvokeContext, InvokeAnswer } from './runtime.ts';
-import { startRuntimeApiEmulator, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
+import { startRuntimeApiEmulator, type InvokePhase, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
 
 export const DEFAULT_IMAGE = 'localhost/jube-r-execute';
 /** podman on these machines: rootful, runc (crun is absent), host rlimits above the default ulimits. */
@@ -95,6 +95,10 @@ export interface ContainerRuntime extends ExecuteRuntime {
   /** The keys that have a container now. */
   keys(): string[];
   logs(key?: string): Promise<string>;
+  /** The emulator's record of one invocation's phases (response, extensions done) for `key`. */
+  invokePhase(requestId: string, key?: string): InvokePhase | undefined;
+  /** The extensions registered in `key`'s environment. */
+  extensions(key?: string): string[];
 }
 
 /** The key of calls that carry no TenantId (a function without tenant isolation). */
@@ -159,6 +163,8 @@ export async function startContainerRuntime(options: ContainerPoolOptions = {}):
     environmentsStarted: (key) => pool.get(key ?? NO_KEY)?.environmentsStarted() ?? 0,
     keys: () => [...pool.keys()],
     logs: (key) => known(key).logs(),
+    invokePhase: (requestId, key) => known(key).invokePhase(requestId),
+    extensions: (key) => known(key).extensions(),
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer> {
       if (closed) return { ok: false, errorType: 'Runtime.Closed', errorMessage: 'the container runtime was closed' };
       const key = context.tenantId ?? NO_KEY;
@@ -195,6 +201,8 @@ interface KeyEnvironment {
   environmentsStarted(): number;
   busy(): number;
   logs(): Promise<string>;
+  invokePhase(requestId: string): InvokePhase | undefined;
+  extensions(): string[];
   close(): Promise<void>;
 }
 
@@ -254,6 +262,8 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
     containerId: () => environment.id,
     environmentsStarted: () => started,
     busy: () => busy,
+    invokePhase: (requestId) => emulator.invokePhase(requestId),
+    extensions: () => emulator.extensions(),
     logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer> {
       busy += 1;

@@ -17,12 +17,21 @@ export type ExecuteHandler = (event: unknown, context: Context) => Promise<unkno
 
 export interface ProcessRuntimeOptions {
   readonly functionName: string;
-  /** The execute handler; by default functions/execute/handler.ts, imported on first use. */
+  /** The execute handler; by default the Lambda's (create-handler.ts), created on first use. */
   readonly loadHandler?: () => Promise<ExecuteHandler>;
+  /** The configuration the default handler reads. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
-const defaultLoadHandler = async (): Promise<ExecuteHandler> =>
-  (await import('../../execute/handler.ts')).handler;
+/**
+ * The Lambda's own handler, which reads its configuration from this process's environment when it
+ * loads; the warm start is on unless JUBE_R_WARM says otherwise: one warm runner per execution
+ * slot (JUBE_R_MAX_INFLIGHT_EXECUTE).
+ */
+const defaultLoadHandler = (env: NodeJS.ProcessEnv) => async (): Promise<ExecuteHandler> => {
+  process.env['JUBE_R_WARM'] ??= env['JUBE_R_WARM'] ?? 'on';
+  return (await import('../../execute/handler.ts')).handler;
+};
 
 /**
  * The execute handler in this process, with host R. It cannot isolate keys: every TenantId runs in
@@ -31,7 +40,7 @@ const defaultLoadHandler = async (): Promise<ExecuteHandler> =>
  * invocation still running at `timeoutMs` is answered as Lambda answers (`Sandbox.Timedout`).
  */
 export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRuntime {
-  const load = options.loadHandler ?? defaultLoadHandler;
+  const load = options.loadHandler ?? defaultLoadHandler(options.env ?? process.env);
   let handler: Promise<ExecuteHandler> | undefined;
   const inflight = new Set<Promise<unknown>>();
   let closing = false;
@@ -103,7 +112,7 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
     const passOn = Object.fromEntries(
       Object.entries(env).filter(
         (e): e is [string, string] =>
-          /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_|CAPSULE$|CAPSULE_KERNEL$|TEST_ESCAPED_RUNNER$)/.test(e[0]) &&
+          /^JUBE_R_(SCRIPT_TIMEOUT|KILL_GRACE|MAX_|RLIMIT_|CAPSULE$|CAPSULE_KERNEL$|TEST_ESCAPED_RUNNER$|WARM)/.test(e[0]) &&
           e[1] !== undefined,
       ),
     );
@@ -118,5 +127,5 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
       ...(config.executePerTenant ? { eager: false, maxEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),
     });
   }
-  return createProcessRuntime({ functionName });
+  return createProcessRuntime({ functionName, env });
 }

@@ -5,6 +5,16 @@
  * and settle when the runtime posts `.../response` or `.../error`, when the function's timeout
  * passes, or when the runtime reports `/init/error`.
  *
+ * It also emulates the parts of the Extensions API (2020-01-01) the execute function's internal
+ * extension uses (functions/execute/warm/lambda-extension.ts), as AWS documents them
+ * (https://docs.aws.amazon.com/lambda/latest/dg/runtimes-extensions-api.html): `register` during
+ * init (refused once the runtime has asked for its first event, unless the same name registers
+ * again: a restarted runtime's new init), `event/next` as a long poll that receives an INVOKE event
+ * for every invocation the runtime receives, and the rule that makes post-response work possible:
+ * an invocation's response settles the caller at once, but the next invocation is delivered only
+ * once the runtime and every extension have asked for the next event (the environment would be
+ * frozen then). Each invocation's phases are recorded (invokePhase) so tests can measure them.
+ *
  * Used by the image tests and by the local stack's container runtime (JUBE_R_EXECUTE_RUNTIME=container).
  */
 import { randomUUID } from 'node:crypto';
@@ -14,6 +24,7 @@ import type { InvokeAnswer } from './runtime.ts';
 import { MAX_INVOKE_PAYLOAD_BYTES } from './lambda-endpoint.ts';
 
 const API = '/2018-06-01/runtime';
+const EXTENSION_API = '/2020-01-01/extension';
 /** Lambda's synchronous payload limit holds for the response as for the request. */
 export const MAX_RESPONSE_BYTES = MAX_INVOKE_PAYLOAD_BYTES;
 
@@ -41,7 +52,25 @@ export interface RuntimeApiEmulator {
   failAll(errorType: string, errorMessage: string): void;
   /** Settles only the invocations a runtime has received (the queued ones wait for the next runtime). */
   failRunning(errorType: string, errorMessage: string): void;
+  /** When an invocation reached the runtime, was answered, and every extension asked for the next event (epoch ms). */
+  invokePhase(requestId: string): InvokePhase | undefined;
+  /** The names of the registered extensions. */
+  extensions(): string[];
   close(): Promise<void>;
+}
+
+export interface InvokePhase {
+  readonly deliveredAt: number;
+  respondedAt?: number;
+  /** The Invoke phase's end: the last extension asked for the next event after the runtime answered. */
+  extensionsDoneAt?: number;
+}
+
+interface Extension {
+  readonly id: string;
+  readonly name: string;
+  poller: ServerResponse | undefined;
+  readonly events: string[];
 }
 
 interface Pending {
@@ -59,10 +88,35 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   const running = new Map<string, Pending>();
   const pollers: ServerResponse[] = [];
   let initError: InvokeAnswer | undefined;
+  const extensions = new Map<string, Extension>();
+  const phases = new Map<string, InvokePhase>();
+  let initDone = false;
+  let phase: string | undefined;
+
+  const extensionsIdle = (): boolean => [...extensions.values()].every((e) => e.poller !== undefined && e.events.length === 0);
+  const sendEvent = (extension: Extension): void => {
+    const res = extension.poller;
+    const event = extension.events[0];
+    if (!res || event === undefined) return;
+    extension.events.shift();
+    extension.poller = undefined;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Lambda-Extension-Event-Identifier': randomUUID() });
+    res.end(event);
+  };
+  /** The Invoke phase ends once the runtime answered and every extension is waiting again. */
+  const closePhase = (): void => {
+    if (phase === undefined || running.has(phase) || !extensionsIdle()) return;
+    const record = phases.get(phase);
+    if (record) record.extensionsDoneAt = Date.now();
+    phase = undefined;
+  };
 
   const settle = (pending: Pending, outcome: InvokeAnswer): void => {
     clearTimeout(pending.timer);
+    const record = phases.get(pending.requestId);
+    if (record && running.has(pending.requestId)) record.respondedAt = Date.now();
     running.delete(pending.requestId);
+    closePhase();
     const queued = queue.indexOf(pending);
     if (queued >= 0) queue.splice(queued, 1);
     pending.settle(outcome);
@@ -72,12 +126,19 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   // As Lambda: the next event goes out only once the current one is settled, so a second poller
   // (a script's own GET /next during its run) never receives another caller's event.
   const deliver = (): void => {
-    while (running.size === 0 && queue.length > 0 && pollers.length > 0) {
+    while (running.size === 0 && phase === undefined && extensionsIdle() && queue.length > 0 && pollers.length > 0) {
       const res = pollers.shift()!;
       if (res.destroyed) continue;
       const pending = queue.shift()!;
       running.set(pending.requestId, pending);
       const deadline = Date.now() + pending.timeoutMs;
+      phases.set(pending.requestId, { deliveredAt: Date.now() });
+      phase = pending.requestId;
+      const invoke = JSON.stringify({ eventType: 'INVOKE', deadlineMs: deadline, requestId: pending.requestId, invokedFunctionArn: functionArn, tracing: { type: 'X-Amzn-Trace-Id', value: '' } });
+      for (const extension of extensions.values()) {
+        extension.events.push(invoke);
+        sendEvent(extension);
+      }
       pending.timer = setTimeout(
         () =>
           settle(pending, {
@@ -108,7 +169,12 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://runtime');
     const path = url.pathname;
+    if (path.startsWith(`${EXTENSION_API}/`)) {
+      await extensionRoute(req, res, path);
+      return;
+    }
     if (req.method === 'GET' && path === `${API}/invocation/next`) {
+      initDone = true;
       pollers.push(res);
       res.on('close', () => {
         const index = pollers.indexOf(res);
@@ -150,6 +216,57 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
     reply(res, 202, { status: 'OK' });
   };
 
+  // The runtime died: its internal extensions (threads of its process) died with it.
+  const dropBusyExtensions = (): void => {
+    for (const extension of [...extensions.values()]) if (!extension.poller) extensions.delete(extension.id);
+  };
+
+  const extensionRoute = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (req.method === 'POST' && path === `${EXTENSION_API}/register`) {
+      await readBody(req);
+      const name = req.headers['lambda-extension-name'];
+      if (typeof name !== 'string' || name.length === 0) return reply(res, 400, { errorType: 'InvalidRequest', errorMessage: 'Lambda-Extension-Name is required' });
+      const again = [...extensions.values()].find((e) => e.name === name);
+      if (initDone && !again) return reply(res, 403, { errorType: 'Extension.RegistrationError', errorMessage: 'registration after the runtime asked for its first event' });
+      if (again) {
+        again.poller?.destroy();
+        extensions.delete(again.id);
+      }
+      const id = randomUUID();
+      extensions.set(id, { id, name, poller: undefined, events: [] });
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Lambda-Extension-Identifier': id });
+      res.end(JSON.stringify({ functionName: functionArn.split(':').at(-1), functionVersion: '$LATEST', handler: 'handler.handler' }));
+      return;
+    }
+    const id = req.headers['lambda-extension-identifier'];
+    const extension = typeof id === 'string' ? extensions.get(id) : undefined;
+    if (req.method === 'GET' && path === `${EXTENSION_API}/event/next`) {
+      if (!extension) return reply(res, 403, { errorType: 'Extension.UnknownExtensionIdentifier', errorMessage: 'register first' });
+      extension.poller = res;
+      // A poll that closes unanswered: the extension's process is gone, and holds nothing any more.
+      res.on('close', () => {
+        if (extension.poller === res && !res.writableEnded) {
+          extensions.delete(extension.id);
+          closePhase();
+          deliver();
+        }
+      });
+      sendEvent(extension);
+      closePhase();
+      deliver();
+      return;
+    }
+    await readBody(req);
+    if (req.method === 'POST' && (path === `${EXTENSION_API}/init/error` || path === `${EXTENSION_API}/exit/error`)) {
+      if (extension) extensions.delete(extension.id);
+      reply(res, 202, { status: 'OK' });
+      closePhase();
+      deliver();
+      return;
+    }
+    reply(res, 404, { errorType: 'NotFound', errorMessage: `no route ${req.method} ${path}` });
+  };
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if ('path' in options.listen) server.listen(options.listen.path, resolve);
@@ -174,15 +291,20 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
         deliver();
       }),
     initError: () => initError,
+    invokePhase: (requestId) => phases.get(requestId),
+    extensions: () => [...extensions.values()].map((e) => e.name),
     failRunning: (errorType, errorMessage) => {
+      dropBusyExtensions();
       for (const pending of [...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
     },
     failAll: (errorType, errorMessage) => {
+      dropBusyExtensions();
       for (const pending of [...queue, ...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
     },
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of pollers.splice(0)) res.destroy();
+        for (const extension of extensions.values()) extension.poller?.destroy();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -54,6 +54,26 @@ describe('wipeDirectories', () => {
   });
 });
 
+describe('wipeDirectories with an idle warm runner', () => {
+  it("leaves exactly the spared workdir, and empties everything around it, its siblings included", async () => {
+    // Prepare: the temp root holds the warm runner's workdir and a stale one a crashed run left.
+    const tmp = scratch();
+    const warm = join(tmp, 'jube-r-runs', 'jube-r-warm');
+    mkdirSync(join(warm, 'home'), { recursive: true });
+    writeFileSync(join(warm, 'empty'), '');
+    mkdirSync(join(tmp, 'jube-r-runs', 'jube-r-stale'));
+    writeFileSync(join(tmp, 'jube-r-runs', 'left.txt'), 'x');
+    writeFileSync(join(tmp, 'other.txt'), 'x');
+    // Act
+    const report = await wipeDirectories([tmp], undefined, [warm]);
+    // Assess
+    expect(readdirSync(tmp)).toEqual(['jube-r-runs']);
+    expect(readdirSync(join(tmp, 'jube-r-runs'))).toEqual(['jube-r-warm']);
+    expect(readdirSync(warm).sort()).toEqual(['empty', 'home']);
+    expect(report.failures).toEqual([]);
+  });
+});
+
 describe('wipeDirectories on what a hostile run left', () => {
   it('removes 20,000 entries, keeping only a few names and the count in its report', async () => {
     const tmp = scratch();

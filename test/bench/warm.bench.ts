@@ -1,0 +1,138 @@
+/**
+ * The warm start (functions/execute/warm/), side by side in this one run: per call, the handler
+ * with a warm runner vs the handler cold (JUBE_R_WARM=off) vs bare `Rscript -e` vs `callr::r()`
+ * (timed inside one R process), for four scripts; the cost of replacing the runner after a call
+ * (time until the next is ready, its resident memory); and 50 sequential calls through the local
+ * stack, warm vs cold, in calls per second. Targets: warm dplyr summary <= 0.25x bare Rscript, warm
+ * `1 + 1` <= 0.3x bare, cold no slower than before. Under CI=true it stays within about 30 s: the
+ * two target scripts only, 3 rounds, no callr row, 5 sequential calls.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { execa } from 'execa';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readServiceConfig } from '../../layers/config/service-config.ts';
+import { createExecuteHandler, type ExecuteHandler } from '../../functions/execute/create-handler.ts';
+import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
+import { startLocalStack } from '../../functions/tools/local/stack.ts';
+import { median } from './median.ts';
+
+const CI = process.env['CI'] === 'true';
+const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? (CI ? 3 : 9));
+const SEQUENTIAL = CI ? 5 : 50;
+const CASES = [
+  { name: '1 + 1', code: '1 + 1' },
+  { name: 'dplyr group summary', code: 'library(dplyr); mtcars |> group_by(cyl) |> summarise(m = mean(mpg))' },
+  { name: 'ggplot to PNG', code: 'library(ggplot2); png("p.png"); print(ggplot(mtcars, aes(wt, mpg)) + geom_point()); invisible(dev.off())' },
+  { name: 'fread + group by', code: 'library(data.table); fwrite(mtcars, "m.csv"); fread("m.csv")[, .(m = mean(mpg)), by = cyl]' },
+];
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+async function callrMedian(code: string, scratch: string): Promise<number | undefined> {
+  const r = `f <- function() { ${code}; NULL }
+invisible(callr::r(f))
+t <- vapply(seq_len(${ROUNDS}), function(i) { s <- proc.time()[["elapsed"]]; callr::r(f); proc.time()[["elapsed"]] - s }, 0)
+cat(stats::median(t) * 1000)`;
+  const result = await execa('Rscript', ['--vanilla', '-e', r], { reject: false, cwd: scratch });
+  const ms = Number(result.stdout.trim());
+  return result.exitCode === 0 && Number.isFinite(ms) ? ms : undefined;
+}
+
+function rssMb(pid: number): number | undefined {
+  const kb = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb === undefined ? undefined : Number(kb) / 1024;
+}
+
+export async function run(): Promise<void> {
+  const scratch = mkdtempSync(join(tmpdir(), 'jube-bench-warm-'));
+  try {
+    await perCall(scratch);
+    await sequential();
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function perCall(scratch: string): Promise<void> {
+  const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
+  const base = readRuntimeSettings();
+  // The Lambda posture: the capsule's interposition layer, no kernel layers, no bubblewrap.
+  const runtime = { ...base, namespaces: 'none' as const, containment: { ...base.containment, capsule: base.containment.capsule && { ...base.containment.capsule, kernel: 'off' as const } } };
+  const handler = (warm: 'on' | 'off') =>
+    createExecuteHandler({ config: readServiceConfig({ ...process.env, JUBE_R_WARM: warm, JUBE_R_MAX_INFLIGHT_EXECUTE: '1' }), logger, runtime });
+  const warm = handler('on');
+  const cold = handler('off');
+  const call = async (h: ExecuteHandler, code: string) => {
+    const response = await h({ script: code, timeoutSeconds: 30 });
+    if (response.status !== 'ok') throw new Error(`bench script failed: ${JSON.stringify(response.error)}`);
+  };
+  const replace: number[] = [];
+  const memory: number[] = [];
+  try {
+    for (const { name, code } of CI ? CASES.slice(0, 2) : CASES) {
+      const samples = new Map<string, number[]>();
+      const add = (k: string, ms: number) => samples.set(k, [...(samples.get(k) ?? []), ms]);
+      await warm.warmRunners?.();
+      await call(warm, code);
+      await call(cold, code);
+      await execa('Rscript', ['--vanilla', '-e', code], { cwd: scratch });
+      for (let i = 0; i < ROUNDS; i += 1) {
+        // The refill after a call is off the caller's path: waited for here, outside the timing.
+        const readyFrom = performance.now();
+        const [pid] = (await warm.warmRunners?.()) ?? [];
+        replace.push(performance.now() - readyFrom);
+        if (pid !== undefined) memory.push(rssMb(pid) ?? 0);
+        add('handler, warm', await timed(() => call(warm, code)));
+        add('handler, cold', await timed(() => call(cold, code)));
+        add('bare Rscript -e', await timed(() => execa('Rscript', ['--vanilla', '-e', code], { cwd: scratch })));
+      }
+      const callr = CI ? undefined : await callrMedian(code, scratch);
+      const bare = median(samples.get('bare Rscript -e')!);
+      console.log(`\n${name}  (median of ${ROUNDS}, ms; ratio to bare Rscript)`);
+      for (const [label, xs] of samples) console.log(`  ${label.padEnd(22)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
+      console.log(`  ${'callr::r() in one R'.padEnd(22)} ${callr === undefined ? '   n/a' : callr.toFixed(0).padStart(6)}  ${callr === undefined ? '' : `${(callr / bare).toFixed(2)}x`}`);
+    }
+    // Measured from the end of the previous call's cold and bare runs, so a lower bound of the full start.
+    console.log(`\nreplacing the warm runner after a call: ready ${median(replace).toFixed(0)} ms after the next turn at the latest; resident memory ${median(memory).toFixed(0)} MB`);
+  } finally {
+    await warm.close?.();
+  }
+}
+
+/** SEQUENTIAL calls one after another through the local stack's HTTP API, warm vs cold. */
+async function sequential(): Promise<void> {
+  const rates: string[] = [];
+  // The stack's handlers log every call at INFO; the table is what this prints.
+  const level = process.env['POWERTOOLS_LOG_LEVEL'];
+  process.env['POWERTOOLS_LOG_LEVEL'] = 'ERROR';
+  for (const warm of ['on', 'off'] as const) {
+    const tmpRoot = mkdtempSync(join(tmpdir(), 'jube-bench-stack-'));
+    const stack = await startLocalStack({ host: '127.0.0.1', port: 0, lambdaPort: 0, env: { ...process.env, JUBE_R_WARM: warm, JUBE_R_TMP_ROOT: tmpRoot, POWERTOOLS_LOG_LEVEL: 'ERROR' } });
+    try {
+      await stack.warm();
+      const post = async () => {
+        const response = await fetch(`${stack.url}/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script: 'x <- c(1, 2, 3)\nmean(x)' }) });
+        if (response.status !== 200) throw new Error(`bench call failed: ${response.status} ${await response.text()}`);
+      };
+      await post();
+      // Both slots' runners ready before the clock starts.
+      await new Promise((resolve) => setTimeout(resolve, warm === 'on' ? 3000 : 0));
+      const ms = await timed(async () => {
+        for (let i = 0; i < SEQUENTIAL; i += 1) await post();
+      });
+      rates.push(`${warm === 'on' ? 'warm' : 'cold'} ${((SEQUENTIAL * 1000) / ms).toFixed(1)} calls/s`);
+    } finally {
+      await stack.close();
+      rmSync(tmpRoot, { recursive: true, force: true });
+    }
+  }
+  if (level === undefined) delete process.env['POWERTOOLS_LOG_LEVEL'];
+  else process.env['POWERTOOLS_LOG_LEVEL'] = level;
+  console.log(`\n${SEQUENTIAL} sequential calls through the local stack: ${rates.join(', ')}`);
+}

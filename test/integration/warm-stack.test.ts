@@ -1,0 +1,49 @@
+/**
+ * The local stack's warm start (`jube-r serve` with JUBE_R_WARM=on, the default of `npm start`):
+ * one warm runner per execution slot, each call served by one and replaced, and none left once
+ * the stack stops.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, processesMentioning, startStack, type RunningStack } from './local-stack.ts';
+
+// No bubblewrap: one process per runner (bwrap would add its own, which mentions the workdir too).
+let stack: RunningStack;
+const SLOTS = 2;
+
+beforeAll(async () => {
+  stack = await startStack({ JUBE_R_WARM: 'on', JUBE_R_MAX_INFLIGHT_EXECUTE: String(SLOTS), JUBE_R_NAMESPACES: 'none' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+/** The stack's idle warm runners: its R processes started with --warm and not yet handed a call. */
+const warmRunners = async () => (await processesMentioning(stack.tmpRoot)).filter((p) => p.cmdline.some((a) => a.startsWith('--warm=')));
+
+async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; await sleep(100)) if (await check()) return true;
+  return check();
+}
+
+describe('the local stack with the warm start', () => {
+  it('keeps one warm runner per execution slot, serves calls from them, and leaves none after it stops', async () => {
+    // The execute handler loads with the first call; its pool fills then.
+    const first = await postJson(`${stack.url}/execute`, { script: 'x <- c(1, 2, 3)\nmean(x)' });
+    expect(first.status).toBe(200);
+    expect(await waitFor(async () => (await warmRunners()).length === SLOTS, 20_000)).toBe(true);
+    const before = new Set((await warmRunners()).map((p) => p.pid));
+
+    const second = await postJson(`${stack.url}/execute`, { script: 'cat(6 * 7)' });
+
+    expect(second.status).toBe(200);
+    expect(second.json['consoleOutput']).toBe('42');
+    // The runner that served it is gone and a new one took its slot.
+    expect(await waitFor(async () => (await warmRunners()).length === SLOTS, 20_000)).toBe(true);
+    const after = (await warmRunners()).map((p) => p.pid);
+    expect(after.filter((pid) => !before.has(pid))).toHaveLength(1);
+    const tmpRoot = stack.tmpRoot;
+    await stack.stop('SIGTERM');
+    expect(await waitFor(async () => (await processesMentioning(tmpRoot)).length === 0, 5_000)).toBe(true);
+  });
+});
