@@ -279,9 +279,34 @@ export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
-/** The last top-level expression's value: JSON where R's value maps onto it, else its printed form. */
+/** Entries of a value's `types` at most (r-image/runner/value.R value_max_types). */
+export const VALUE_MAX_TYPES = 1000;
+
+/**
+ * What JSON cannot say about the nodes of a value's `json`, one entry per classed node, addressed
+ * by its JSON pointer (RFC 6901; "" is the value itself): a factor's levels, a date-time's zone,
+ * an array's or table's dimensions, a data frame's columns. docs/api.md "Value encoding".
+ * Built from the string schemas of the side that reads it (the envelope bounds every one).
+ */
+export function valueTypesSchema(text: z.ZodString, short: z.ZodString, maxList?: number) {
+  const list = (item: z.ZodString) => (maxList === undefined ? z.array(item) : z.array(item).max(maxList));
+  const leaf = { class: z.array(short).max(64), levels: list(text).optional(), tzone: short.optional() };
+  const dim = z.strictObject({ size: z.number().int().min(0), name: text.nullable(), labels: list(text).nullable() });
+  return z
+    .array(
+      z.strictObject({
+        path: text,
+        ...leaf,
+        dims: z.array(dim).max(64).optional(),
+        columns: (maxList === undefined ? z.array(z.strictObject({ name: text, ...leaf })) : z.array(z.strictObject({ name: text, ...leaf })).max(maxList)).optional(),
+      }),
+    )
+    .max(VALUE_MAX_TYPES);
+}
+
+/** The last top-level expression's value: JSON where R's value has a faithful form, else its printed form. */
 const ValueSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('json'), class: z.array(z.string()), json: z.unknown() }),
+  z.strictObject({ kind: z.literal('json'), class: z.array(z.string()), json: z.unknown(), types: valueTypesSchema(z.string(), z.string()).optional() }),
   z.strictObject({ kind: z.literal('printed'), class: z.array(z.string()), printed: z.string(), truncated: z.boolean().optional() }),
 ]);
 export type Value = z.infer<typeof ValueSchema>;

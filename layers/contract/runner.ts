@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { ServiceConfig } from '../config/service-config.ts';
-import { ErrorTypeSchema } from './execute.ts';
+import { ErrorTypeSchema, valueTypesSchema } from './execute.ts';
 import { ValidationErrorCodeSchema } from './validation.ts';
 
 /** Names inside the workdir, relative to its root. */
@@ -80,9 +80,9 @@ export const EnvelopeErrorDetailsSchema = z.strictObject({
 
 export const EnvelopeWarningDetailSchema = z.strictObject({ message: text, call: text.nullable(), ...position });
 
-/** `json` is any JSON; its nesting is bounded by the reader, its size by the value cap. */
+/** `json` is any JSON; its nesting is bounded by the reader, its size (with `types`) by the value cap. */
 export const EnvelopeValueSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('json'), class: classes, json: z.unknown() }),
+  z.strictObject({ kind: z.literal('json'), class: classes, json: z.unknown(), types: valueTypesSchema(text, short, L.maxListLength).optional() }),
   z.strictObject({ kind: z.literal('printed'), class: classes, printed: text, truncated: z.boolean().optional() }),
 ]);
 

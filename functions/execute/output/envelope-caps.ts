@@ -69,7 +69,8 @@ export function capValue(value: Value, valueBytes: number): { value: Value | und
     const cut = printed.truncated || cls.cut;
     return { value: { ...value, class: cls.value, printed: printed.value, ...(cut || value.truncated ? { truncated: true } : {}) }, cut: cut || value.truncated === true };
   }
-  const bytes = jsonBytes(value.json, valueBytes);
+  // The types count against the same cap: the runner fits both into it (r-image/runner/value.R).
+  const bytes = jsonBytes(value.json, valueBytes) + (value.types === undefined ? 0 : jsonBytes(value.types, valueBytes));
   if (bytes > valueBytes) {
     return { value: undefined, cut: true, note: `the value was left out: its JSON is larger than ${valueBytes} bytes (GET /health limits.maxValueBytes)` };
   }
