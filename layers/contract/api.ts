@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import {
+  ContextEncodingSchema,
   ExecuteResponseSchema,
   limitedByRules,
   limitedContextSchema,
@@ -15,6 +16,7 @@ import {
   refineDistinctNames,
   RNameSchema,
 } from './execute.ts';
+import { refineContextEncoding } from './context-encoding.ts';
 import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES } from './isolation.ts';
 import { ValidationResultSchema } from './validation.ts';
 import { SandboxRulesSchema } from '../rules/rules.ts';
@@ -53,8 +55,10 @@ export const executeRequestSchema = limitedByRules((limits) =>
       dataframes: limitedDataframesSchema(DataframeRequestSchema, limits).optional(),
       plots: PlotsRequestSchema.optional(),
       context: limitedContextSchema(limits).optional(),
+      contextEncoding: ContextEncodingSchema.optional(),
     })
-    .superRefine(refineDistinctNames),
+    .superRefine(refineDistinctNames)
+    .superRefine(refineContextEncoding),
 );
 export type ExecuteRequest = z.infer<ReturnType<typeof executeRequestSchema>>;
 
@@ -161,6 +165,8 @@ export { ValidationResultSchema as ValidateResponseSchema, ExecuteResponseSchema
 export const ERROR_STATUS = {
   INVALID_JSON: 400,
   INVALID_REQUEST: 400,
+  /** A `contextEncoding: "r-json"` context holding something that is not data (a closure, a call). */
+  CONTEXT_NOT_DATA: 400,
   UNKNOWN_FIELD: 400,
   INVALID_TENANT: 400,
   TENANT_REQUIRED: 400,

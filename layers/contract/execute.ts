@@ -3,6 +3,7 @@
  * event it sends and the /execute response object it gets back (docs/api.md).
  */
 import { z } from 'zod';
+import { CONTEXT_ENCODINGS, refineContextEncoding } from './context-encoding.ts';
 import { isOrdinaryRName, R_SYNTACTIC_NAME } from './r-names.ts';
 import { ValidationResultSchema } from './validation.ts';
 
@@ -141,7 +142,10 @@ const PlotOptionsSchema = z.strictObject({
 export const PlotsRequestSchema = z.union([z.boolean(), PlotOptionsSchema]);
 export type PlotsRequest = z.infer<typeof PlotsRequestSchema>;
 
-/** How deep a context value may nest; R's JSON reader and the checks below walk it. */
+/** `contextEncoding`: how `context` reaches R (layers/contract/context-encoding.ts); absent: `json`. */
+export const ContextEncodingSchema = z.enum(CONTEXT_ENCODINGS);
+
+/** How deep a context value may nest, in JSON levels; R's JSON reader and the checks below walk it. */
 export const CONTEXT_MAX_DEPTH = 20;
 
 /**
@@ -213,6 +217,7 @@ export const ExecuteEventSchema = z.strictObject({
   /** Absent: the deployment's plot defaults; the execute function applies them (it trusts no caller). */
   plots: PlotsRequestSchema.optional(),
   context: z.record(z.string(), z.unknown()).optional(),
+  contextEncoding: ContextEncodingSchema.optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
 });
@@ -225,7 +230,7 @@ export const executeEventSchema = limitedByRules((limits) =>
     variables: limitedVariablesSchema(limits).default([]),
     dataframes: limitedDataframesSchema(ResolvedDataframeSchema, limits).default([]),
     context: limitedContextSchema(limits).optional(),
-  }).superRefine(refineDistinctNames),
+  }).superRefine(refineDistinctNames).superRefine(refineContextEncoding),
 );
 
 const ExecuteStatusSchema = z.enum(['ok', 'error', 'rejected']);

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { ServiceConfig } from '../config/service-config.ts';
+import { CONTEXT_ENCODINGS, R_JSON } from './context-encoding.ts';
 import { ErrorTypeSchema, valueTypesSchema } from './execute.ts';
 import { ValidationErrorCodeSchema } from './validation.ts';
 
@@ -147,6 +148,8 @@ export const RunnerInputSchema = z.strictObject({
   plots: PlotSettingsSchema.nullable(),
   /** The request's context as JSON text, bound in R as `.context`; absent: no binding. */
   contextJson: z.string().optional(),
+  /** How the runner reads contextJson (layers/contract/context-encoding.ts); absent: `json`. */
+  contextEncoding: z.enum(CONTEXT_ENCODINGS).optional(),
   /** Test-only (JUBE_R_TEST_ESCAPED_RUNNER): evaluate without the R layer, as an escaped script would. */
   testEscaped: z.boolean().optional(),
 });
@@ -172,7 +175,7 @@ export function inputFieldTable(): { name: string; type: SeamFieldType; optional
     }
     const base: SeamFieldType =
       inner instanceof z.ZodNumber ? 'number'
-        : inner instanceof z.ZodString ? 'string'
+        : inner instanceof z.ZodString || inner instanceof z.ZodEnum ? 'string'
           : inner instanceof z.ZodBoolean ? 'boolean'
             : inner instanceof z.ZodArray ? 'array'
               : 'object';
@@ -189,6 +192,7 @@ export function runnerSeam() {
     plotPagePattern: PLOT_PAGE_PATTERN,
     inputFields: inputFieldTable(),
     capKeys: RUNNER_CAP_KEYS,
+    rJson: R_JSON,
   };
 }
 

@@ -70,7 +70,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     dataframes: staged,
     caps: runnerCaps(config.caps),
     plots,
-    ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context) }),
+    ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context), contextEncoding: event.contextEncoding ?? 'json' }),
     ...(paths.containment.testEscapedRunner ? { testEscaped: true } : {}),
   });
 
