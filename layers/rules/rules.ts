@@ -28,6 +28,8 @@ export const SandboxRulesSchema = z.strictObject({
     functions: z.array(z.string().min(1)),
     why: z.string().min(1),
     deniedNames: z.array(z.string().min(1)),
+    /** Options that may be set only to one of the listed numbers, each given literally. */
+    restrictedValues: z.strictObject({ why: z.string().min(1), names: z.record(z.string().min(1), z.array(z.number())) }),
   }),
   higherOrderFunctions: z.strictObject({
     why: z.string().min(1),

@@ -53,6 +53,8 @@ export interface CompiledRules {
   readonly installedPackageList: readonly string[];
   readonly optionFunctions: ReadonlySet<string>;
   readonly deniedOptions: ReadonlySet<string>;
+  /** Options settable only to these numbers, written literally (`options(warn = 1)`). */
+  readonly restrictedOptions: ReadonlyMap<string, readonly number[]>;
   readonly higherOrder: ReadonlySet<string>;
   readonly functionArgumentNames: ReadonlySet<string>;
   /** Every "prefix" such that "prefix.rest" is forbidden: a generic of that name could dispatch to it. */
@@ -107,6 +109,7 @@ export function compileRules(
     installedPackageList: [...installed].sort(),
     optionFunctions: new Set(rules.options.functions),
     deniedOptions: new Set(rules.options.deniedNames),
+    restrictedOptions: new Map(Object.entries(rules.options.restrictedValues.names)),
     higherOrder: new Set(rules.higherOrderFunctions.names),
     functionArgumentNames: new Set(rules.higherOrderFunctions.functionArgumentNames),
     forbiddenGenericPrefixes: prefixes,

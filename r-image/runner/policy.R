@@ -29,6 +29,7 @@ compile_policy <- function(rules, allowed_packages) {
     fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),
     denied_options = strings(rules$options$deniedNames),
+    restricted_options = lapply(rules$options$restrictedValues$names, function(values) as.numeric(unlist(values))),
     deep_stubbed = unique(c(unlist(deep_stubbed, use.names = FALSE), deep_stub_extra)),
     column_operators = strings(relax$columnNames$operators),
     column_functions = strings(relax$columnNames$columnFunctions),

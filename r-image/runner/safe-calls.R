@@ -57,6 +57,10 @@ safe_options <- function(policy) {
     if (name %in% policy$denied_options && !identical(value, getOption(name))) {
       refuse(sprintf("the option '%s' cannot be set in jube-r", name))
     }
+    allowed <- policy$restricted_options[[name]]
+    if (!is.null(allowed) && !is.null(value) && !(is.numeric(value) && length(value) == 1L && value %in% allowed)) {
+      refuse(sprintf("the option '%s' may be set only to %s in jube-r", name, paste(allowed, collapse = ", ")))
+    }
   }
   function(...) {
     args <- list(...)

@@ -45,6 +45,14 @@ case("options refuses a denied option with a new value, by name or in a list", {
   expect_error(in_script("options(editor = 'not-the-current-editor')"), "the option 'editor' cannot be set")
   expect_error(in_script("options(list(pager = 'less'))"), "the option 'pager' cannot be set")
 })
+case("options sets warn to its documented values only (options.restrictedValues)", {
+  old <- in_script("options(warn = 1)")
+  expect_identical(getOption("warn"), 1L)
+  expect_error(in_script("options(warn = 3)"), "the option 'warn' may be set only to -1, 0, 1, 2")
+  expect_error(in_script("options(list(warn = 'x'))"), "may be set only to")
+  in_script("options(warn = 0)")
+  expect_identical(names(old), "warn")
+})
 case("options restores saved settings, denied names included when unchanged", {
   old <- in_script("options(digits = 3)")
   expect_identical(getOption("digits"), 3L)

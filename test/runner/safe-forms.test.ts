@@ -1,0 +1,52 @@
+/**
+ * Code an agent writes every day that only changes the script's own process, or names data the way
+ * a forbidden function is named: /validate (the TypeScript validator) and the runtime (the runner's
+ * re-validation and its safe replacements, with real R) must give the same verdict, and what both
+ * accept must run. The refused neighbours of each form are checked the same way.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadManifest } from '../../layers/packages/manifest.ts';
+import { loadRules } from '../../layers/rules/rules.ts';
+import { manifestPackages } from '../../layers/validator/package-lists.ts';
+import { loadValidator } from '../../layers/validator/validator.ts';
+import { acceptEverything, harness } from './helpers.ts';
+
+const validator = loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()) });
+const runtime = harness({ validator: acceptEverything });
+
+const verdicts = async (script: string) => {
+  const statically = (await (await validator)(script)).errors.map((e) => `${e.code}:${e.symbol ?? ''}`);
+  const response = await runtime.run(script);
+  const atRuntime = response.status === 'rejected' ? (response.validation?.errors ?? []).map((e) => `${e.code}:${e.symbol ?? ''}`) : [];
+  return { statically, atRuntime, response };
+};
+
+describe('safe forms: accepted by /validate and the runtime alike, and they run', () => {
+  it.each([
+    'options(warn = -1)\nas.integer("x")\noptions(warn = 0)\n1',
+    'options(warn = 1)\nx <- as.integer("x")\nidentical(x, NA_integer_)',
+    'old <- options(warn = 2)\nr <- tryCatch(as.integer("x"), error = function(e) "now an error")\noptions(old)\nr',
+  ])('%s', async (script) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response.status, response.error ?? '').toBe('ok');
+  });
+
+  it('warn = 2 turns the script\'s own warning into its error, which the runner reports', async () => {
+    const { response } = await verdicts('options(warn = 2)\nas.integer("x")');
+    expect(response).toMatchObject({ status: 'error', errorType: 'execution' });
+    expect(response.error).toContain('NAs introduced by coercion');
+  });
+});
+
+describe('their refused neighbours: refused by both, with the same codes', () => {
+  it.each([
+    ['options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],
+    ['w <- 1\noptions(warn = w)', 'OPTION_NOT_ALLOWED:warn'],
+  ])('%s', async (script, code) => {
+    const { statically, atRuntime } = await verdicts(script);
+    expect(statically).toContain(code);
+    expect(atRuntime).toEqual(statically);
+  });
+});
