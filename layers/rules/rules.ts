@@ -59,6 +59,12 @@ export const SandboxRulesSchema = z.strictObject({
       refusedNames: z.array(z.string().min(1)),
     }),
     localBlocks: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    environmentSettings: z.strictObject({
+      why: z.string().min(1),
+      functions: z.array(z.string().min(1)),
+      names: z.array(z.string().min(1)),
+      valuePattern: z.string().min(1),
+    }),
     savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
   }),
   variables: z.strictObject({

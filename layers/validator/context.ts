@@ -75,6 +75,8 @@ export interface CompiledRules {
   /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
   readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
   readonly refusedLiteralNames: ReadonlySet<string>;
+  /** relaxations.environmentSettings: functions, the names they may set, the values' pattern. */
+  readonly environmentSettings: { readonly functions: ReadonlySet<string>; readonly names: ReadonlySet<string>; readonly valuePattern: RegExp };
   /** relaxations.localBlocks. */
   readonly localFunctions: ReadonlySet<string>;
   /** relaxations.savedOptions: the functions whose saved list may be given back to them. */
@@ -124,6 +126,11 @@ export function compileRules(
     literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
+    environmentSettings: {
+      functions: new Set(relax.environmentSettings.functions),
+      names: new Set(relax.environmentSettings.names),
+      valuePattern: new RegExp(relax.environmentSettings.valuePattern),
+    },
     savedOptionsFunctions: new Set(relax.savedOptions.functions),
   };
 }

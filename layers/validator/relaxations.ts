@@ -8,6 +8,7 @@ import type { Node } from 'web-tree-sitter';
 import { NodeKind, literalName, operatorOf } from './context.ts';
 import type { CompiledRules, Findings, Visit } from './context.ts';
 import { isOrdinaryRName } from '../contract/r-names.ts';
+import { decodeStringLiteral } from './r-strings.ts';
 
 /** Whether the visited node lies inside an argument of with()/within() (`scopeFunctions`). */
 export function insideScope(visit: Visit, rules: CompiledRules): boolean {
@@ -119,4 +120,23 @@ export function localCallProblem(fn: string, call: Node): string | undefined {
   const args = argumentsOf(call);
   const ok = !piped(call) && args.length === 1 && (args[0]!.name === undefined || args[0]!.name === 'expr') && !isDots(args[0]!.value);
   return ok ? undefined : `only ${fn}({ ... }) with its one block is allowed (envir = would choose where it runs)`;
+}
+
+/**
+ * Why a call of Sys.setenv() (`relaxations.environmentSettings`) sets anything but the listed
+ * names to literal strings of the allowed form, or undefined when it does not. No `...`, no pipe.
+ */
+export function environmentSettingProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const { names, valuePattern } = rules.environmentSettings;
+  const example = `${fn}(TZ = "UTC")`;
+  const args = argumentsOf(call);
+  if (piped(call) || args.length === 0 || args.some((a) => isDots(a.value))) return `write it as ${example}`;
+  for (const arg of args) {
+    if (arg.name === undefined || !names.has(arg.name)) {
+      return `it may set only ${[...names].join(', ')}, each by name (e.g. ${example})${arg.name === undefined ? '' : `, not ${arg.name}`}`;
+    }
+    const value = arg.value?.type === NodeKind.string ? decodeStringLiteral(arg.value.text) : undefined;
+    if (value === undefined || !valuePattern.test(value)) return `${arg.name} must be a literal string naming a zone or locale (e.g. ${example})`;
+  }
+  return undefined;
 }

@@ -73,12 +73,35 @@ safe_options <- function(policy) {
   }
 }
 
+# Sys.setenv(...): only the listed zone and locale names, each to a string of the allowed form.
+safe_sys_setenv <- function(policy) {
+  real_sys_setenv <- base::Sys.setenv
+  function(...) {
+    args <- list(...)
+    given <- names(args)
+    for (k in seq_along(args)) {
+      name <- if (is.null(given)) "" else given[[k]]
+      value <- args[[k]]
+      ok <- name %in% policy$env_setting_names && is.character(value) && length(value) == 1L && !is.na(value) &&
+        grepl(policy$env_setting_pattern, value, perl = TRUE)
+      if (!ok) {
+        refuse(sprintf(
+          "Sys.setenv() may set only %s, to a zone or locale name, in jube-r", paste(policy$env_setting_names, collapse = ", ")
+        ))
+      }
+    }
+    real_sys_setenv(...)
+  }
+}
+
 # name -> the script's version, bound in the mask by make_mask().
 relaxed_replacements <- function(policy) {
-  list(
+  replacements <- list(
     do.call = safe_do_call(policy), match.fun = safe_match_fun(policy),
     local = safe_local, options = safe_options(policy)
   )
+  for (name in policy$env_setting_functions) replacements[[name]] <- safe_sys_setenv(policy)
+  replacements
 }
 
 # stats' reformulate() with formula_guard() (harden.R) on the text it parses: the joined term
