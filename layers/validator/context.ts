@@ -75,6 +75,8 @@ export interface CompiledRules {
   /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
   readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
   readonly refusedLiteralNames: ReadonlySet<string>;
+  /** relaxations.dataNames.dataArguments: a call given one of these reads its bare arguments as data. */
+  readonly dataArguments: ReadonlySet<string>;
   /** relaxations.environmentSettings: functions, the names they may set, the values' pattern. */
   readonly environmentSettings: { readonly functions: ReadonlySet<string>; readonly names: ReadonlySet<string>; readonly valuePattern: RegExp };
   /** relaxations.localBlocks. */
@@ -126,6 +128,7 @@ export function compileRules(
     literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
+    dataArguments: new Set(relax.dataNames.dataArguments),
     environmentSettings: {
       functions: new Set(relax.environmentSettings.functions),
       names: new Set(relax.environmentSettings.names),
@@ -190,6 +193,8 @@ export interface ScriptFactsView {
   redefinedColumnFunction(): string | undefined;
   /** Why `options(name)` does not restore a saved options list, or undefined. */
   savedOptionsProblem(name: string): string | undefined;
+  /** Whether the script binds the forbidden name `name` itself (an assignment, a loop variable or a parameter). */
+  bindsName(name: string): boolean;
 }
 
 export interface Findings {

@@ -140,3 +140,19 @@ export function environmentSettingProblem(fn: string, call: Node, rules: Compile
   }
   return undefined;
 }
+
+/**
+ * Whether a forbidden name read as a value is data (`relaxations.dataNames`): the script binds the
+ * name itself, or it is the whole value of an argument, not named for a function, of a call given
+ * a data argument (`rma(yi, vi, data = dat)`). Never a string, a call or a `pkg::` name.
+ */
+export function dataNameUse(visit: Visit, name: string, findings: Findings): boolean {
+  if (visit.type !== NodeKind.identifier) return false;
+  const parent = visit.ancestor(1);
+  if (parent?.type === NodeKind.namespaceOperator) return false;
+  if (findings.facts.bindsName(name)) return true;
+  if (parent?.type !== NodeKind.argument || visit.field !== 'value' || findings.rules.functionValuedArguments.has(parent.argName)) return false;
+  const call = visit.node().parent?.parent?.parent;
+  if (!call || call.type !== NodeKind.call) return false;
+  return argumentsOf(call).some((a) => a.name !== undefined && findings.rules.dataArguments.has(a.name));
+}

@@ -40,6 +40,7 @@ compile_policy <- function(rules, allowed_packages) {
     literal_functions = relax$literalFunctionNames$functions,
     refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
     local_functions = strings(relax$localBlocks$functions),
+    data_arguments = strings(relax$dataNames$dataArguments),
     env_setting_functions = strings(relax$environmentSettings$functions),
     env_setting_names = strings(relax$environmentSettings$names),
     env_setting_pattern = relax$environmentSettings$valuePattern,

@@ -8,7 +8,7 @@
  */
 import { NodeKind, nameRole } from '../context.ts';
 import type { Check, Findings, Visit } from '../context.ts';
-import { columnUse, columnUseWithdrawn, environmentSettingProblem, literalCallProblem, localCallProblem } from '../relaxations.ts';
+import { columnUse, columnUseWithdrawn, dataNameUse, environmentSettingProblem, literalCallProblem, localCallProblem } from '../relaxations.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { forbiddenMessage } from './advice.ts';
 
@@ -48,6 +48,7 @@ export const forbiddenSymbol: Check = {
       findings.error('FORBIDDEN_SYMBOL', message, name);
       return;
     }
+    if (dataNameUse(visit, name, findings)) return;
     const use = columnUse(visit, findings.rules);
     const withdrawn = use && columnUseWithdrawn(use, findings);
     if (use && !withdrawn) return;
