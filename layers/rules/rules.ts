@@ -59,6 +59,7 @@ export const SandboxRulesSchema = z.strictObject({
       refusedNames: z.array(z.string().min(1)),
     }),
     localBlocks: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    attachedFrames: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)), otherArguments: z.array(z.string().min(1)) }),
     dataNames: z.strictObject({ why: z.string().min(1), dataArguments: z.array(z.string().min(1)) }),
     environmentSettings: z.strictObject({
       why: z.string().min(1),

@@ -28,6 +28,8 @@ export const NodeKind = {
   forStatement: 'for_statement',
   float: 'float',
   integer: 'integer',
+  true: 'true',
+  false: 'false',
 } as const;
 export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
 
@@ -75,6 +77,9 @@ export interface CompiledRules {
   /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
   readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
   readonly refusedLiteralNames: ReadonlySet<string>;
+  /** relaxations.attachedFrames: attach(df) of a frame named by a variable. */
+  readonly attachFunctions: ReadonlySet<string>;
+  readonly attachOtherArguments: ReadonlySet<string>;
   /** relaxations.dataNames.dataArguments: a call given one of these reads its bare arguments as data. */
   readonly dataArguments: ReadonlySet<string>;
   /** relaxations.environmentSettings: functions, the names they may set, the values' pattern. */
@@ -129,6 +134,8 @@ export function compileRules(
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
     dataArguments: new Set(relax.dataNames.dataArguments),
+    attachFunctions: new Set(relax.attachedFrames.functions),
+    attachOtherArguments: new Set(relax.attachedFrames.otherArguments),
     environmentSettings: {
       functions: new Set(relax.environmentSettings.functions),
       names: new Set(relax.environmentSettings.names),

@@ -156,3 +156,16 @@ export function dataNameUse(visit: Visit, name: string, findings: Findings): boo
   if (!call || call.type !== NodeKind.call) return false;
   return argumentsOf(call).some((a) => a.name !== undefined && findings.rules.dataArguments.has(a.name));
 }
+
+/**
+ * Why a call of attach() (`relaxations.attachedFrames`) is not `attach(df)` of a frame named by a
+ * variable, with at most the listed arguments given a literal TRUE or FALSE, or undefined. The
+ * runtime's attach() checks that the value is a data frame of atomic columns.
+ */
+export function attachProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const args = argumentsOf(call);
+  const what = args[0];
+  const plain = !piped(call) && what !== undefined && (what.name === undefined || what.name === 'what') && what.value?.type === NodeKind.identifier;
+  const others = args.slice(1).every((a) => a.name !== undefined && rules.attachOtherArguments.has(a.name) && (a.value?.type === NodeKind.true || a.value?.type === NodeKind.false));
+  return plain && others ? undefined : `only ${fn}(df) of a data frame named by a variable is allowed (with warn.conflicts = TRUE or FALSE); or use with(df, ...)`;
+}

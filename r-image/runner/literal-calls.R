@@ -64,8 +64,23 @@ env_setting_problem <- function(name, site, policy) {
   NULL
 }
 
+# Why an attach() call is not attach(df) of a frame named by a variable, with at most the listed
+# arguments given TRUE or FALSE (relaxations.attachedFrames; attachProblem in relaxations.ts), or NULL.
+attach_problem <- function(name, site, policy) {
+  args <- site$args
+  what <- if (length(args) > 0L) args[[1L]]
+  plain <- !piped_call(site$parsed$pd, site$call) && !is.null(what) && identical(what$token, "SYMBOL") &&
+    (is.null(what$name) || identical(what$name, "what"))
+  others <- all(vapply(args[-1L], function(a) {
+    !is.null(a$name) && a$name %in% policy$attach_other_args && identical(a$token, "NUM_CONST") && a$text %in% c("TRUE", "FALSE")
+  }, NA))
+  if (plain && others) NULL else sprintf("only %s(df) of a data frame named by a variable is allowed", name)
+}
+
 relaxed_call_verdict <- function(parsed, i, name, policy) {
-  relaxed <- c(names(policy$literal_functions), policy$local_functions, policy$env_setting_functions)
+  relaxed <- c(
+    names(policy$literal_functions), policy$local_functions, policy$env_setting_functions, policy$attach_functions
+  )
   if (!(name %in% relaxed)) return(NULL)
   if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT")) return(sprintf("write %s() without pkg::", name))
   site <- call_site(parsed, i)
@@ -73,6 +88,8 @@ relaxed_call_verdict <- function(parsed, i, name, policy) {
     local_call_problem(name, site)
   } else if (name %in% policy$env_setting_functions) {
     env_setting_problem(name, site, policy)
+  } else if (name %in% policy$attach_functions) {
+    attach_problem(name, site, policy)
   } else {
     literal_call_problem(name, site, policy)
   }

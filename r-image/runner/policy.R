@@ -41,6 +41,8 @@ compile_policy <- function(rules, allowed_packages) {
     refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
     local_functions = strings(relax$localBlocks$functions),
     data_arguments = strings(relax$dataNames$dataArguments),
+    attach_functions = strings(relax$attachedFrames$functions),
+    attach_other_args = strings(relax$attachedFrames$otherArguments),
     env_setting_functions = strings(relax$environmentSettings$functions),
     env_setting_names = strings(relax$environmentSettings$names),
     env_setting_pattern = relax$environmentSettings$valuePattern,

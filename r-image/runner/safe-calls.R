@@ -94,6 +94,17 @@ safe_sys_setenv <- function(policy) {
   }
 }
 
+# attach(df): a data frame whose columns are atomic vectors only, under the name the script wrote.
+safe_attach <- function(policy) {
+  real_attach <- base::attach
+  function(what, warn.conflicts = TRUE) {
+    name <- deparse1(substitute(what))
+    atomic <- is.data.frame(what) && all(vapply(what, function(col) is.atomic(col) || is.factor(col), NA))
+    if (!atomic) refuse("attach() of anything but a data frame of atomic columns is not available in jube-r")
+    real_attach(what, name = name, warn.conflicts = isTRUE(warn.conflicts))
+  }
+}
+
 # name -> the script's version, bound in the mask by make_mask().
 relaxed_replacements <- function(policy) {
   replacements <- list(
@@ -101,6 +112,7 @@ relaxed_replacements <- function(policy) {
     local = safe_local, options = safe_options(policy)
   )
   for (name in policy$env_setting_functions) replacements[[name]] <- safe_sys_setenv(policy)
+  for (name in policy$attach_functions) replacements[[name]] <- safe_attach(policy)
   replacements
 }
 
