@@ -76,21 +76,24 @@ r_json_context <- function(node) {
   r_json_node(node, 0L)
 }
 
-# One r-json element as R's scalar of `type`: null is NA; a double may be one of the specials.
+r_json_specials <- c("NA" = NA_real_, "NaN" = NaN, "Inf" = Inf, "-Inf" = -Inf)
+
+# One r-json element as R's scalar of `type`, or NULL when it is not one: null is NA; a double may
+# be one of the specials serializeJSON writes as strings.
+r_json_logical <- function(v) if (is.null(v)) NA else if (is.logical(v) && length(v) == 1L) v
+r_json_integer <- function(v) {
+  if (is.null(v)) return(NA_integer_)
+  if (is.numeric(v) && length(v) == 1L && v == round(v) && abs(v) <= .Machine$integer.max) as.integer(v)
+}
+r_json_double <- function(v) {
+  if (is.numeric(v) && length(v) == 1L) return(as.double(v))
+  if (is.character(v) && length(v) == 1L && v %in% unlist(seam$rJson$doubleSpecials)) r_json_specials[[v]]
+}
+r_json_character <- function(v) if (is.null(v)) NA_character_ else if (is.character(v) && length(v) == 1L) v
+
 r_json_elements <- function(values, type) {
   one <- switch(type,
-    logical = function(v) if (is.null(v)) NA else if (is.logical(v) && length(v) == 1L) v else NULL,
-    integer = function(v) {
-      if (is.null(v)) return(NA_integer_)
-      if (is.numeric(v) && length(v) == 1L && v == round(v) && abs(v) <= .Machine$integer.max) as.integer(v)
-    },
-    double = function(v) {
-      if (is.numeric(v) && length(v) == 1L) return(as.double(v))
-      if (is.character(v) && length(v) == 1L && v %in% unlist(seam$rJson$doubleSpecials)) {
-        return(switch(v, "NA" = NA_real_, "NaN" = NaN, "Inf" = Inf, "-Inf" = -Inf))
-      }
-    },
-    character = function(v) if (is.null(v)) NA_character_ else if (is.character(v) && length(v) == 1L) v else NULL
+    logical = r_json_logical, integer = r_json_integer, double = r_json_double, character = r_json_character
   )
   out <- lapply(values, one)
   if (any(vapply(out, is.null, NA))) refuse_context(sprintf("a %s node holds a value that is not a %s", type, type))
@@ -104,11 +107,14 @@ r_json_node <- function(node, depth) {
     refuse_context("every node is an object {type, attributes, value}")
   }
   type <- node$type
-  if (!is.character(type) || length(type) != 1L || !(type %in% unlist(seam$rJson$types))) {
-    refuse_context(sprintf("type '%s' is not one of %s", paste(type, collapse = ""), paste(unlist(seam$rJson$types), collapse = ", ")))
+  types <- unlist(seam$rJson$types)
+  if (!is.character(type) || length(type) != 1L || !(type %in% types)) {
+    refuse_context(sprintf("type '%s' is not one of %s", paste(type, collapse = ""), paste(types, collapse = ", ")))
   }
   if (identical(type, "NULL")) return(NULL)
-  if (!is.list(node$value) || !is.null(names(node$value))) refuse_context(sprintf("a %s node's value is an array", type))
+  if (!is.list(node$value) || !is.null(names(node$value))) {
+    refuse_context(sprintf("a %s node's value is an array", type))
+  }
   x <- if (identical(type, "list")) {
     lapply(node$value, r_json_node, depth = depth + 1L)
   } else {
@@ -116,6 +122,10 @@ r_json_node <- function(node, depth) {
   }
   attrs <- node$attributes
   if (is.null(attrs) || length(attrs) == 0L) return(x)
+  r_json_with_attributes(x, attrs, depth)
+}
+
+r_json_with_attributes <- function(x, attrs, depth) {
   if (!is.list(attrs) || is.null(names(attrs))) refuse_context("attributes are an object")
   unknown <- setdiff(names(attrs), unlist(seam$rJson$attributes))
   if (length(unknown) > 0L) refuse_context(sprintf("attribute '%s' is not allowed", unknown[[1L]]))
@@ -131,6 +141,9 @@ r_json_node <- function(node, depth) {
     refuse_context("a data.frame is a list node with names and row.names")
   }
   # `attributes<-` sets dim before dimnames and checks that each fits the value; nothing is evaluated.
-  tryCatch(attributes(x) <- values, error = function(e) refuse_context(sprintf("attributes do not fit: %s", conditionMessage(e))))
+  tryCatch(
+    attributes(x) <- values,
+    error = function(e) refuse_context(sprintf("attributes do not fit: %s", conditionMessage(e)))
+  )
   x
 }

@@ -72,7 +72,8 @@ attach_problem <- function(name, site, policy) {
   plain <- !piped_call(site$parsed$pd, site$call) && !is.null(what) && identical(what$token, "SYMBOL") &&
     (is.null(what$name) || identical(what$name, "what"))
   others <- all(vapply(args[-1L], function(a) {
-    !is.null(a$name) && a$name %in% policy$attach_other_args && identical(a$token, "NUM_CONST") && a$text %in% c("TRUE", "FALSE")
+    logical <- identical(a$token, "NUM_CONST") && a$text %in% c("TRUE", "FALSE")
+    !is.null(a$name) && a$name %in% policy$attach_other_args && logical
   }, NA))
   if (plain && others) NULL else sprintf("only %s(df) of a data frame named by a variable is allowed", name)
 }

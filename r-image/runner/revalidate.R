@@ -164,8 +164,8 @@ check_options_call <- function(name, site, policy, add) {
       allowed <- policy$restricted_options[[arg$name]]
       value <- if (is.null(arg$id)) NULL else literal_number(site$parsed$pd, arg)
       if (is.null(value) || !(value %in% allowed)) {
-        add("OPTION_NOT_ALLOWED", sprintf("option '%s' may be set only to %s", arg$name, paste(allowed, collapse = ", ")),
-          arg$line, arg$col, arg$name)
+        message <- sprintf("option '%s' may be set only to %s", arg$name, paste(allowed, collapse = ", "))
+        add("OPTION_NOT_ALLOWED", message, arg$line, arg$col, arg$name)
       }
     } else if (!is.null(arg$name)) {
       if (arg$name %in% policy$denied_options) {

@@ -85,9 +85,8 @@ safe_sys_setenv <- function(policy) {
       ok <- name %in% policy$env_setting_names && is.character(value) && length(value) == 1L && !is.na(value) &&
         grepl(policy$env_setting_pattern, value, perl = TRUE)
       if (!ok) {
-        refuse(sprintf(
-          "Sys.setenv() may set only %s, to a zone or locale name, in jube-r", paste(policy$env_setting_names, collapse = ", ")
-        ))
+        names <- paste(policy$env_setting_names, collapse = ", ")
+        refuse(sprintf("Sys.setenv() may set only %s, to a zone or locale name, in jube-r", names))
       }
     }
     real_sys_setenv(...)
@@ -97,7 +96,7 @@ safe_sys_setenv <- function(policy) {
 # attach(df): a data frame whose columns are atomic vectors only, under the name the script wrote.
 safe_attach <- function(policy) {
   real_attach <- base::attach
-  function(what, warn.conflicts = TRUE) {
+  function(what, warn.conflicts = TRUE) { # nolint: object_name_linter. attach()'s own argument name.
     name <- deparse1(substitute(what))
     atomic <- is.data.frame(what) && all(vapply(what, function(col) is.atomic(col) || is.factor(col), NA))
     if (!atomic) refuse("attach() of anything but a data frame of atomic columns is not available in jube-r")

@@ -45,7 +45,8 @@ bind_context <- function(json, encoding) {
 case("r-json: a Date, a factor, a whole double, a list of records and NA come back as they were sent", {
   sent <- list(
     day = as.Date("2024-03-01"), group = factor(c("b", "a"), levels = c("b", "a", "c")), whole = 3,
-    rows = data.frame(x = c(1.5, 2), y = c("p", NA)), missing = NA, when = as.POSIXct(0, tz = "UTC", origin = "1970-01-01"),
+    rows = data.frame(x = c(1.5, 2), y = c("p", NA)), missing = NA,
+    when = as.POSIXct(0, tz = "UTC", origin = "1970-01-01"),
     counts = table(c("u", "v", "u")), m = matrix(1:4, 2L, dimnames = list(c("r1", "r2"), NULL)), none = NULL,
     specials = c(NA, NaN, Inf, -Inf, 0.1)
   )
