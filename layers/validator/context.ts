@@ -202,6 +202,8 @@ export interface ScriptFactsView {
   savedOptionsProblem(name: string): string | undefined;
   /** Whether the script binds the forbidden name `name` itself (an assignment, a loop variable or a parameter). */
   bindsName(name: string): boolean;
+  /** Whether the text could give some call a data argument (`data =`): when not, no node need be asked. */
+  mentionsDataArgument(): boolean;
 }
 
 export interface Findings {

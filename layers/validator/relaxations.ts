@@ -152,6 +152,8 @@ export function dataNameUse(visit: Visit, name: string, findings: Findings): boo
   if (parent?.type === NodeKind.namespaceOperator) return false;
   if (findings.facts.bindsName(name)) return true;
   if (parent?.type !== NodeKind.argument || visit.field !== 'value' || findings.rules.functionValuedArguments.has(parent.argName)) return false;
+  if (visit.ancestor(3)?.type !== NodeKind.call || !findings.facts.mentionsDataArgument()) return false;
+  // Only now the node itself: reading it through the walk's cursor costs more than its frames.
   const call = visit.node().parent?.parent?.parent;
   if (!call || call.type !== NodeKind.call) return false;
   return argumentsOf(call).some((a) => a.name !== undefined && findings.rules.dataArguments.has(a.name));

@@ -58,6 +58,7 @@ function insideTarget(node: Node): boolean {
 
 const DEFINING: ReadonlySet<NameRole> = new Set(['binding', 'parameter']);
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const NAME = '[A-Za-z.][A-Za-z0-9._]*';
 const BINDING_TEXT = new RegExp(
   `(${NAME})\`?\\s*(?:<<?-|=(?!=))|->>?\\s*\`?(${NAME})|\\(\\s*(${NAME})\\s+in\\b|(?:\\bfunction|\\\\)\\s*\\(([^)]*)\\)`,
@@ -84,6 +85,7 @@ export class ScriptFacts implements ScriptFactsView {
   private readonly saved = new Map<string, string | null>();
   private readonly bound = new Map<string, boolean>();
   private mayBind: Set<string> | undefined;
+  private dataArgument: boolean | undefined;
 
   constructor(
     private readonly tree: Tree,
@@ -150,6 +152,14 @@ export class ScriptFacts implements ScriptFactsView {
       this.saved.set(name, problem);
     }
     return problem ?? undefined;
+  }
+
+  mentionsDataArgument(): boolean {
+    if (this.dataArgument === undefined) {
+      const names = [...this.rules.dataArguments].map(escapeRegExp).join('|');
+      this.dataArgument = new RegExp(`(${names})\`?\\s*=(?!=)`).test(this.text);
+    }
+    return this.dataArgument;
   }
 
   bindsName(name: string): boolean {
