@@ -102,6 +102,8 @@ export const LimitsSchema = z.strictObject({
   maxFiles: count,
   maxFilesBytes: count,
   maxContextDepth: count,
+  maxValueDepth: count,
+  maxValueTypes: count,
   maxVariables: count,
   maxVariableArrayLength: count,
   maxVariableStringBytes: count,

@@ -284,8 +284,11 @@ export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 const WarningDetailSchema = z.strictObject({ message: z.string(), call: z.string().nullable(), ...position });
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
-/** Entries of a value's `types` at most (r-image/runner/value.R value_max_types). */
-export const VALUE_MAX_TYPES = 1000;
+/**
+ * Bounds of the value encoding (docs/api.md "Value encoding"): JSON levels inside `json` and
+ * entries of `types`; past either the value is printed. The runner reads them from seam.json.
+ */
+export const VALUE_LIMITS = { maxDepth: 32, maxTypes: 1000 } as const;
 
 /**
  * What JSON cannot say about the nodes of a value's `json`, one entry per classed node, addressed
@@ -306,7 +309,7 @@ export function valueTypesSchema(text: z.ZodString, short: z.ZodString, maxList?
         columns: (maxList === undefined ? z.array(z.strictObject({ name: text, ...leaf })) : z.array(z.strictObject({ name: text, ...leaf })).max(maxList)).optional(),
       }),
     )
-    .max(VALUE_MAX_TYPES);
+    .max(VALUE_LIMITS.maxTypes);
 }
 
 /** The last top-level expression's value: JSON where R's value has a faithful form, else its printed form. */

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { ServiceConfig } from '../config/service-config.ts';
 import { CONTEXT_ENCODINGS, R_JSON } from './context-encoding.ts';
-import { ErrorTypeSchema, valueTypesSchema } from './execute.ts';
+import { ErrorTypeSchema, VALUE_LIMITS, valueTypesSchema } from './execute.ts';
 import { ValidationErrorCodeSchema } from './validation.ts';
 
 /** Names inside the workdir, relative to its root. */
@@ -193,6 +193,7 @@ export function runnerSeam() {
     inputFields: inputFieldTable(),
     capKeys: RUNNER_CAP_KEYS,
     rJson: R_JSON,
+    valueLimits: VALUE_LIMITS,
   };
 }
 

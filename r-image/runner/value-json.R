@@ -3,9 +3,9 @@
 # pointer, what JSON cannot say (a factor's levels, a Date's class, a table's axes, a data frame's
 # column classes). Anything without a faithful form signals `unfaithful()`; value.R then prints it.
 
-# JSON levels inside `json` (the envelope reader allows 64 in all) and entries of `types`.
-value_max_depth <- 32L
-value_max_types <- 1000L
+# JSON levels inside `json` (the envelope reader allows 64 in all) and entries of `types` (seam.json).
+value_max_depth <- as.integer(seam$valueLimits$maxDepth)
+value_max_types <- as.integer(seam$valueLimits$maxTypes)
 plain_types <- c("logical", "integer", "double", "character")
 
 # Signalled wherever a value has no faithful JSON; the whole value is then printed instead.

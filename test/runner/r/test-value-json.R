@@ -70,3 +70,15 @@ case("data frames are records; a matrix with column names too, row names as _row
   expect_identical(json_of(m), "[{\"estimate\":1,\"se\":2,\"_row\":\"slope\"}]")
   expect_identical(json_of(matrix(1:4, 2L)), "[[1,3],[2,4]]")
 })
+case("at its bounds: 32 levels and 1000 types entries are JSON, one more is printed", {
+  nest <- function(k) {
+    x <- 1
+    for (i in seq_len(k)) x <- list(x)
+    x
+  }
+  expect_identical(value_of(nest(32L), bytes = 4000L)$kind, "json")
+  expect_identical(value_of(nest(33L), bytes = 4000L)$kind, "printed")
+  dates <- function(n) lapply(seq_len(n), function(i) as.Date("2024-01-01"))
+  expect_identical(value_of(dates(1000L), bytes = 100000L)$kind, "json")
+  expect_identical(value_of(dates(1001L), bytes = 100000L)$kind, "printed")
+})
