@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import {
+  ContextEncodingSchema,
   ExecuteResponseSchema,
   limitedByRules,
   limitedContextSchema,
@@ -16,6 +17,7 @@ import {
   refineDistinctNames,
   RNameSchema,
 } from './execute.ts';
+import { refineContextEncoding } from './context-encoding.ts';
 import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES } from './isolation.ts';
 import { ValidationResultSchema } from './validation.ts';
 import { ScriptRulesSchema } from '../rules/rules.ts';
@@ -56,8 +58,10 @@ export const executeRequestSchema = limitedByRules((limits) =>
       plots: PlotsRequestSchema.optional(),
       context: limitedContextSchema(limits).optional(),
       outputBudget: OutputBudgetSchema.optional(),
+      contextEncoding: ContextEncodingSchema.optional(),
     })
-    .superRefine(refineDistinctNames),
+    .superRefine(refineDistinctNames)
+    .superRefine(refineContextEncoding),
 );
 export type ExecuteRequest = z.infer<ReturnType<typeof executeRequestSchema>>;
 
@@ -108,6 +112,8 @@ export const LimitsSchema = z.strictObject({
   maxFiles: count,
   maxFilesBytes: count,
   maxContextDepth: count,
+  maxValueDepth: count,
+  maxValueTypes: count,
   maxVariables: count,
   maxVariableArrayLength: count,
   maxVariableStringBytes: count,
@@ -209,6 +215,8 @@ export { ValidationResultSchema as ValidateResponseSchema, ExecuteResponseSchema
 export const ERROR_STATUS = {
   INVALID_JSON: 400,
   INVALID_REQUEST: 400,
+  /** A `contextEncoding: "r-json"` context holding something that is not data (a closure, a call). */
+  CONTEXT_NOT_DATA: 400,
   UNKNOWN_FIELD: 400,
   INVALID_TENANT: 400,
   TENANT_REQUIRED: 400,

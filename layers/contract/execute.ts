@@ -3,6 +3,7 @@
  * event it sends and the /execute response object it gets back (docs/api.md).
  */
 import { z } from 'zod';
+import { CONTEXT_ENCODINGS, refineContextEncoding } from './context-encoding.ts';
 import { isOrdinaryRName, R_SYNTACTIC_NAME } from './r-names.ts';
 import { ValidationResultSchema } from './validation.ts';
 
@@ -160,7 +161,10 @@ export const OutputBudgetSchema = z.strictObject({
 });
 export type OutputBudget = z.infer<typeof OutputBudgetSchema>;
 
-/** How deep a context value may nest; R's JSON reader and the checks below walk it. */
+/** `contextEncoding`: how `context` reaches R (layers/contract/context-encoding.ts); absent: `json`. */
+export const ContextEncodingSchema = z.enum(CONTEXT_ENCODINGS);
+
+/** How deep a context value may nest, in JSON levels; R's JSON reader and the checks below walk it. */
 export const CONTEXT_MAX_DEPTH = 20;
 
 /**
@@ -240,6 +244,7 @@ export const ExecuteEventSchema = z.strictObject({
   context: z.record(z.string(), z.unknown()).optional(),
   /** As the request gave it; the execute function resolves it against its own configuration. */
   outputBudget: OutputBudgetSchema.optional(),
+  contextEncoding: ContextEncodingSchema.optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
 });
@@ -252,7 +257,7 @@ export const executeEventSchema = limitedByRules((limits) =>
     variables: limitedVariablesSchema(limits).default([]),
     dataframes: limitedDataframesSchema(ResolvedDataframeSchema, limits).default([]),
     context: limitedContextSchema(limits).optional(),
-  }).superRefine(refineDistinctNames),
+  }).superRefine(refineDistinctNames).superRefine(refineContextEncoding),
 );
 
 const ExecuteStatusSchema = z.enum(['ok', 'error', 'rejected']);
@@ -318,9 +323,37 @@ export type ErrorDetails = z.infer<typeof ErrorDetailsSchema>;
 const WarningDetailSchema = z.strictObject({ call: z.string().nullable(), ...position, count: z.number().int().min(2).optional() });
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
-/** The last top-level expression's value: JSON where R's value maps onto it, else its printed form. */
+/**
+ * Bounds of the value encoding (docs/api.md "Value encoding"): JSON levels inside `json` and
+ * entries of `types`; past either the value is printed. The runner reads them from seam.json.
+ */
+export const VALUE_LIMITS = { maxDepth: 32, maxTypes: 1000 } as const;
+
+/**
+ * What JSON cannot say about the nodes of a value's `json`, one entry per classed node, addressed
+ * by its JSON pointer (RFC 6901; "" is the value itself): a factor's levels, a date-time's zone,
+ * an array's or table's dimensions, a data frame's columns. docs/api.md "Value encoding".
+ * Built from the string schemas of the side that reads it (the envelope bounds every one).
+ */
+export function valueTypesSchema(text: z.ZodString, short: z.ZodString, maxList?: number) {
+  const list = (item: z.ZodString) => (maxList === undefined ? z.array(item) : z.array(item).max(maxList));
+  const leaf = { class: z.array(short).max(64), levels: list(text).optional(), tzone: short.optional() };
+  const dim = z.strictObject({ size: z.number().int().min(0), name: text.nullable(), labels: list(text).nullable() });
+  return z
+    .array(
+      z.strictObject({
+        path: text,
+        ...leaf,
+        dims: z.array(dim).max(64).optional(),
+        columns: (maxList === undefined ? z.array(z.strictObject({ name: text, ...leaf })) : z.array(z.strictObject({ name: text, ...leaf })).max(maxList)).optional(),
+      }),
+    )
+    .max(VALUE_LIMITS.maxTypes);
+}
+
+/** The last top-level expression's value: JSON where R's value has a faithful form, else its printed form. */
 const ValueSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('json'), class: z.array(z.string()), json: z.unknown() }),
+  z.strictObject({ kind: z.literal('json'), class: z.array(z.string()), json: z.unknown(), types: valueTypesSchema(z.string(), z.string()).optional() }),
   z.strictObject({ kind: z.literal('printed'), class: z.array(z.string()), printed: z.string(), truncated: z.boolean().optional() }),
 ]);
 export type Value = z.infer<typeof ValueSchema>;

@@ -11,7 +11,8 @@
  */
 import { z } from 'zod';
 import { RUNNER_CAP_KEYS, type RunnerCaps } from './output-caps.ts';
-import { ErrorTypeSchema } from './execute.ts';
+import { CONTEXT_ENCODINGS, R_JSON } from './context-encoding.ts';
+import { ErrorTypeSchema, VALUE_LIMITS, valueTypesSchema } from './execute.ts';
 import { ValidationErrorCodeSchema } from './validation.ts';
 
 /** Names inside the workdir, relative to its root. */
@@ -77,9 +78,9 @@ export const EnvelopeErrorDetailsSchema = z.strictObject({
 /** What `warnings[i]` came with; its text is only in `warnings`. `count`: identical ones folded into it. */
 export const EnvelopeWarningDetailSchema = z.strictObject({ call: text.nullable(), ...position, count: positiveInt.min(2).optional() });
 
-/** `json` is any JSON; its nesting is bounded by the reader, its size by the value cap. */
+/** `json` is any JSON; its nesting is bounded by the reader, its size (with `types`) by the value cap. */
 export const EnvelopeValueSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('json'), class: classes, json: z.unknown() }),
+  z.strictObject({ kind: z.literal('json'), class: classes, json: z.unknown(), types: valueTypesSchema(text, short, L.maxListLength).optional() }),
   z.strictObject({ kind: z.literal('printed'), class: classes, printed: text, truncated: z.boolean().optional() }),
 ]);
 
@@ -144,6 +145,8 @@ export const RunnerInputSchema = z.strictObject({
   plots: PlotSettingsSchema.nullable(),
   /** The request's context as JSON text, bound in R as `.context`; absent: no binding. */
   contextJson: z.string().optional(),
+  /** How the runner reads contextJson (layers/contract/context-encoding.ts); absent: `json`. */
+  contextEncoding: z.enum(CONTEXT_ENCODINGS).optional(),
   /** Test-only (JUBE_R_TEST_ESCAPED_RUNNER): evaluate without the R layer, as an escaped script would. */
   testEscaped: z.boolean().optional(),
 });
@@ -169,7 +172,7 @@ export function inputFieldTable(): { name: string; type: SeamFieldType; optional
     }
     const base: SeamFieldType =
       inner instanceof z.ZodNumber ? 'number'
-        : inner instanceof z.ZodString ? 'string'
+        : inner instanceof z.ZodString || inner instanceof z.ZodEnum ? 'string'
           : inner instanceof z.ZodBoolean ? 'boolean'
             : inner instanceof z.ZodArray ? 'array'
               : 'object';
@@ -186,6 +189,8 @@ export function runnerSeam() {
     plotPagePattern: PLOT_PAGE_PATTERN,
     inputFields: inputFieldTable(),
     capKeys: RUNNER_CAP_KEYS,
+    rJson: R_JSON,
+    valueLimits: VALUE_LIMITS,
   };
 }
 

@@ -30,6 +30,8 @@ export const ScriptRulesSchema = z.strictObject({
     functions: z.array(z.string().min(1)),
     why: z.string().min(1),
     deniedNames: z.array(z.string().min(1)),
+    /** Options that may be set only to one of the listed numbers, each given literally. */
+    restrictedValues: z.strictObject({ why: z.string().min(1), names: z.record(z.string().min(1), z.array(z.number())) }),
   }),
   higherOrderFunctions: z.strictObject({
     why: z.string().min(1),
@@ -59,6 +61,14 @@ export const ScriptRulesSchema = z.strictObject({
       refusedNames: z.array(z.string().min(1)),
     }),
     localBlocks: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    attachedFrames: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)), otherArguments: z.array(z.string().min(1)) }),
+    dataNames: z.strictObject({ why: z.string().min(1), dataArguments: z.array(z.string().min(1)) }),
+    environmentSettings: z.strictObject({
+      why: z.string().min(1),
+      functions: z.array(z.string().min(1)),
+      names: z.array(z.string().min(1)),
+      valuePattern: z.string().min(1),
+    }),
     savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
   }),
   variables: z.strictObject({

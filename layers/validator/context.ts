@@ -28,6 +28,8 @@ export const NodeKind = {
   forStatement: 'for_statement',
   float: 'float',
   integer: 'integer',
+  true: 'true',
+  false: 'false',
 } as const;
 export type NodeKind = (typeof NodeKind)[keyof typeof NodeKind];
 
@@ -55,6 +57,8 @@ export interface CompiledRules {
   readonly installedPackageList: readonly string[];
   readonly optionFunctions: ReadonlySet<string>;
   readonly deniedOptions: ReadonlySet<string>;
+  /** Options settable only to these numbers, written literally (`options(warn = 1)`). */
+  readonly restrictedOptions: ReadonlyMap<string, readonly number[]>;
   readonly higherOrder: ReadonlySet<string>;
   readonly functionArgumentNames: ReadonlySet<string>;
   /** Every "prefix" such that "prefix.rest" is forbidden: a generic of that name could dispatch to it. */
@@ -75,6 +79,13 @@ export interface CompiledRules {
   /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
   readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
   readonly refusedLiteralNames: ReadonlySet<string>;
+  /** relaxations.attachedFrames: attach(df) of a frame named by a variable. */
+  readonly attachFunctions: ReadonlySet<string>;
+  readonly attachOtherArguments: ReadonlySet<string>;
+  /** relaxations.dataNames.dataArguments: a call given one of these reads its bare arguments as data. */
+  readonly dataArguments: ReadonlySet<string>;
+  /** relaxations.environmentSettings: functions, the names they may set, the values' pattern. */
+  readonly environmentSettings: { readonly functions: ReadonlySet<string>; readonly names: ReadonlySet<string>; readonly valuePattern: RegExp };
   /** relaxations.localBlocks. */
   readonly localFunctions: ReadonlySet<string>;
   /** relaxations.savedOptions: the functions whose saved list may be given back to them. */
@@ -110,6 +121,7 @@ export function compileRules(
     installedPackageList: [...installed].sort(),
     optionFunctions: new Set(rules.options.functions),
     deniedOptions: new Set(rules.options.deniedNames),
+    restrictedOptions: new Map(Object.entries(rules.options.restrictedValues.names)),
     higherOrder: new Set(rules.higherOrderFunctions.names),
     functionArgumentNames: new Set(rules.higherOrderFunctions.functionArgumentNames),
     forbiddenGenericPrefixes: prefixes,
@@ -124,6 +136,14 @@ export function compileRules(
     literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
+    dataArguments: new Set(relax.dataNames.dataArguments),
+    attachFunctions: new Set(relax.attachedFrames.functions),
+    attachOtherArguments: new Set(relax.attachedFrames.otherArguments),
+    environmentSettings: {
+      functions: new Set(relax.environmentSettings.functions),
+      names: new Set(relax.environmentSettings.names),
+      valuePattern: new RegExp(relax.environmentSettings.valuePattern),
+    },
     savedOptionsFunctions: new Set(relax.savedOptions.functions),
   };
 }
@@ -183,6 +203,10 @@ export interface ScriptFactsView {
   redefinedColumnFunction(): string | undefined;
   /** Why `options(name)` does not restore a saved options list, or undefined. */
   savedOptionsProblem(name: string): string | undefined;
+  /** Whether the script binds the forbidden name `name` itself (an assignment, a loop variable or a parameter). */
+  bindsName(name: string): boolean;
+  /** Whether the text could give some call a data argument (`data =`): when not, no node need be asked. */
+  mentionsDataArgument(): boolean;
 }
 
 export interface Findings {

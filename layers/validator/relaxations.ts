@@ -8,6 +8,7 @@ import type { Node } from 'web-tree-sitter';
 import { NodeKind, literalName, operatorOf } from './context.ts';
 import type { CompiledRules, Findings, Visit } from './context.ts';
 import { isOrdinaryRName } from '../contract/r-names.ts';
+import { decodeStringLiteral } from './r-strings.ts';
 
 /** Whether the visited node lies inside an argument of with()/within() (`scopeFunctions`). */
 export function insideScope(visit: Visit, rules: CompiledRules): boolean {
@@ -119,4 +120,54 @@ export function localCallProblem(fn: string, call: Node): string | undefined {
   const args = argumentsOf(call);
   const ok = !piped(call) && args.length === 1 && (args[0]!.name === undefined || args[0]!.name === 'expr') && !isDots(args[0]!.value);
   return ok ? undefined : `only ${fn}({ ... }) with its one block is allowed (envir = would choose where it runs)`;
+}
+
+/**
+ * Why a call of Sys.setenv() (`relaxations.environmentSettings`) sets anything but the listed
+ * names to literal strings of the allowed form, or undefined when it does not. No `...`, no pipe.
+ */
+export function environmentSettingProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const { names, valuePattern } = rules.environmentSettings;
+  const example = `${fn}(TZ = "UTC")`;
+  const args = argumentsOf(call);
+  if (piped(call) || args.length === 0 || args.some((a) => isDots(a.value))) return `write it as ${example}`;
+  for (const arg of args) {
+    if (arg.name === undefined || !names.has(arg.name)) {
+      return `it may set only ${[...names].join(', ')}, each by name (e.g. ${example})${arg.name === undefined ? '' : `, not ${arg.name}`}`;
+    }
+    const value = arg.value?.type === NodeKind.string ? decodeStringLiteral(arg.value.text) : undefined;
+    if (value === undefined || !valuePattern.test(value)) return `${arg.name} must be a literal string naming a zone or locale (e.g. ${example})`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a forbidden name read as a value is data (`relaxations.dataNames`): the script binds the
+ * name itself, or it is the whole value of an argument, not named for a function, of a call given
+ * a data argument (`rma(yi, vi, data = dat)`). Never a string, a call or a `pkg::` name.
+ */
+export function dataNameUse(visit: Visit, name: string, findings: Findings): boolean {
+  if (visit.type !== NodeKind.identifier) return false;
+  const parent = visit.ancestor(1);
+  if (parent?.type === NodeKind.namespaceOperator) return false;
+  if (findings.facts.bindsName(name)) return true;
+  if (parent?.type !== NodeKind.argument || visit.field !== 'value' || findings.rules.functionValuedArguments.has(parent.argName)) return false;
+  if (visit.ancestor(3)?.type !== NodeKind.call || !findings.facts.mentionsDataArgument()) return false;
+  // Only now the node itself: reading it through the walk's cursor costs more than its frames.
+  const call = visit.node().parent?.parent?.parent;
+  if (!call || call.type !== NodeKind.call) return false;
+  return argumentsOf(call).some((a) => a.name !== undefined && findings.rules.dataArguments.has(a.name));
+}
+
+/**
+ * Why a call of attach() (`relaxations.attachedFrames`) is not `attach(df)` of a frame named by a
+ * variable, with at most the listed arguments given a literal TRUE or FALSE, or undefined. The
+ * runtime's attach() checks that the value is a data frame of atomic columns.
+ */
+export function attachProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const args = argumentsOf(call);
+  const what = args[0];
+  const plain = !piped(call) && what !== undefined && (what.name === undefined || what.name === 'what') && what.value?.type === NodeKind.identifier;
+  const others = args.slice(1).every((a) => a.name !== undefined && rules.attachOtherArguments.has(a.name) && (a.value?.type === NodeKind.true || a.value?.type === NodeKind.false));
+  return plain && others ? undefined : `only ${fn}(df) of a data frame named by a variable is allowed (with warn.conflicts = TRUE or FALSE); or use with(df, ...)`;
 }

@@ -58,10 +58,34 @@ function insideTarget(node: Node): boolean {
 
 const DEFINING: ReadonlySet<NameRole> = new Set(['binding', 'parameter']);
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const NAME = '[A-Za-z.][A-Za-z0-9._]*';
+const BINDING_TEXT = new RegExp(
+  `(${NAME})\`?\\s*(?:<<?-|=(?!=))|->>?\\s*\`?(${NAME})|\\(\\s*(${NAME})\\s+in\\b|(?:\\bfunction|\\\\)\\s*\\(([^)]*)\\)`,
+  'g',
+);
+
+/**
+ * The names the text could bind, from one regular-expression pass: assignment targets, loop
+ * variables, parameters. An over-report (a name inside a string or comment) is fine: the tree
+ * decides for each name asked; an under-report is not, so anything unusual falls to the tree.
+ */
+function namesTheTextMayBind(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(BINDING_TEXT)) {
+    for (const name of [m[1], m[2], m[3]]) if (name) out.add(name);
+    if (m[4] !== undefined) for (const part of m[4].split(',')) out.add(part.split('=')[0]!.trim().replace(/^`|`$/g, ''));
+  }
+  return out;
+}
+
 export class ScriptFacts implements ScriptFactsView {
   private operators: string | null | undefined;
   private columnFunctions: string | null | undefined;
   private readonly saved = new Map<string, string | null>();
+  private readonly bound = new Map<string, boolean>();
+  private mayBind: Set<string> | undefined;
+  private dataArgument: boolean | undefined;
 
   constructor(
     private readonly tree: Tree,
@@ -128,6 +152,26 @@ export class ScriptFacts implements ScriptFactsView {
       this.saved.set(name, problem);
     }
     return problem ?? undefined;
+  }
+
+  mentionsDataArgument(): boolean {
+    if (this.dataArgument === undefined) {
+      const names = [...this.rules.dataArguments].map(escapeRegExp).join('|');
+      this.dataArgument = new RegExp(`(${names})\`?\\s*=(?!=)`).test(this.text);
+    }
+    return this.dataArgument;
+  }
+
+  bindsName(name: string): boolean {
+    this.mayBind ??= namesTheTextMayBind(this.text);
+    // Backquoted or otherwise unusual spellings are not in the pre-pass: the tree answers for them.
+    if (!this.mayBind.has(name) && /^[A-Za-z.][A-Za-z0-9._]*$/.test(name)) return false;
+    let binds = this.bound.get(name);
+    if (binds === undefined) {
+      binds = this.occurrences({ names: [name] }).some(({ node }) => DEFINING.has(nodeRole(node)));
+      this.bound.set(name, binds);
+    }
+    return binds;
   }
 
   private judgeSavedOptions(name: string): string | undefined {

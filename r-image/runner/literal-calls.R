@@ -47,12 +47,50 @@ local_call_problem <- function(name, site) {
   if (ok) NULL else sprintf("only %s({ ... }) with its one block is allowed", name)
 }
 
+# Why a Sys.setenv() call sets anything but the listed names to literal strings of the allowed
+# form (relaxations.environmentSettings; environmentSettingProblem in relaxations.ts), or NULL.
+env_setting_problem <- function(name, site, policy) {
+  args <- site$args
+  if (piped_call(site$parsed$pd, site$call) || length(args) == 0L || any(vapply(args, is_dots, NA))) {
+    return(sprintf("write it as %s(TZ = \"UTC\")", name))
+  }
+  for (arg in args) {
+    if (is.null(arg$name) || !(arg$name %in% policy$env_setting_names)) {
+      return(sprintf("it may set only %s, each by name", paste(policy$env_setting_names, collapse = ", ")))
+    }
+    ok <- identical(arg$token, "STR_CONST") && grepl(policy$env_setting_pattern, strip_quotes(arg$text), perl = TRUE)
+    if (!ok) return(sprintf("%s must be a literal string naming a zone or locale", arg$name))
+  }
+  NULL
+}
+
+# Why an attach() call is not attach(df) of a frame named by a variable, with at most the listed
+# arguments given TRUE or FALSE (relaxations.attachedFrames; attachProblem in relaxations.ts), or NULL.
+attach_problem <- function(name, site, policy) {
+  args <- site$args
+  what <- if (length(args) > 0L) args[[1L]]
+  plain <- !piped_call(site$parsed$pd, site$call) && !is.null(what) && identical(what$token, "SYMBOL") &&
+    (is.null(what$name) || identical(what$name, "what"))
+  others <- all(vapply(args[-1L], function(a) {
+    logical <- identical(a$token, "NUM_CONST") && a$text %in% c("TRUE", "FALSE")
+    !is.null(a$name) && a$name %in% policy$attach_other_args && logical
+  }, NA))
+  if (plain && others) NULL else sprintf("only %s(df) of a data frame named by a variable is allowed", name)
+}
+
 relaxed_call_verdict <- function(parsed, i, name, policy) {
-  if (!(name %in% c(names(policy$literal_functions), policy$local_functions))) return(NULL)
+  relaxed <- c(
+    names(policy$literal_functions), policy$local_functions, policy$env_setting_functions, policy$attach_functions
+  )
+  if (!(name %in% relaxed)) return(NULL)
   if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT")) return(sprintf("write %s() without pkg::", name))
   site <- call_site(parsed, i)
   problem <- if (name %in% policy$local_functions) {
     local_call_problem(name, site)
+  } else if (name %in% policy$env_setting_functions) {
+    env_setting_problem(name, site, policy)
+  } else if (name %in% policy$attach_functions) {
+    attach_problem(name, site, policy)
   } else {
     literal_call_problem(name, site, policy)
   }

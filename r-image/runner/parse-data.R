@@ -96,7 +96,7 @@ call_arguments <- function(pd, call_id) {
       literal <- if (nrow(inner) == 1L && inner$terminal[[1L]]) inner$token[[1L]] else "expr"
       out[[length(out) + 1L]] <- list(
         name = pending_name, token = literal, text = if (nrow(inner) == 1L) inner$text[[1L]] else "",
-        line = kids$line1[[k]], col = kids$col1[[k]]
+        line = kids$line1[[k]], col = kids$col1[[k]], id = kids$id[[k]]
       )
       pending_name <- NULL
     } else if (tok %in% c("','", "')'") && !is.null(pending_name)) {

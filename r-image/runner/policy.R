@@ -33,6 +33,7 @@ compile_policy <- function(rules, allowed_packages) {
     fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),
     denied_options = strings(rules$options$deniedNames),
+    restricted_options = lapply(rules$options$restrictedValues$names, function(values) as.numeric(unlist(values))),
     deep_stubbed = unique(c(unlist(deep_stubbed, use.names = FALSE), deep_stub_extra)),
     column_operators = strings(relax$columnNames$operators),
     column_functions = strings(relax$columnNames$columnFunctions),
@@ -43,6 +44,12 @@ compile_policy <- function(rules, allowed_packages) {
     literal_functions = relax$literalFunctionNames$functions,
     refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
     local_functions = strings(relax$localBlocks$functions),
+    data_arguments = strings(relax$dataNames$dataArguments),
+    attach_functions = strings(relax$attachedFrames$functions),
+    attach_other_args = strings(relax$attachedFrames$otherArguments),
+    env_setting_functions = strings(relax$environmentSettings$functions),
+    env_setting_names = strings(relax$environmentSettings$names),
+    env_setting_pattern = relax$environmentSettings$valuePattern,
     saved_options_functions = strings(relax$savedOptions$functions)
   )
 }

@@ -144,8 +144,40 @@ column_use_withdrawn <- function(parsed, use, policy) {
 # the message saying why the relaxation refused it.
 relaxation_verdict <- function(parsed, i, name, policy) {
   if (parsed$tokens$token[[i]] == "SYMBOL_FUNCTION_CALL") return(relaxed_call_verdict(parsed, i, name, policy))
+  if (data_name_use(parsed, i, name, policy)) return(TRUE)
   use <- column_use(parsed, i, policy)
   if (is.null(use)) return(NULL)
   withdrawn <- column_use_withdrawn(parsed, use, policy)
   if (is.null(withdrawn)) TRUE else sprintf("'%s' would be allowed as a column here, but %s", name, withdrawn)
+}
+
+# Whether the script binds `name` itself: an assignment target, a loop variable or a parameter.
+binds_name <- function(parsed, name) {
+  key <- paste0("binds:", name)
+  if (!exists(key, envir = parsed$memo, inherits = FALSE)) {
+    at <- which(parsed$tokens$token %in% c("SYMBOL", "STR_CONST", "SYMBOL_FORMALS") & token_values(parsed) == name)
+    binds <- any(vapply(at, function(k) token_role(parsed, k) %in% c("binding", "parameter"), NA))
+    assign(key, binds, envir = parsed$memo)
+  }
+  get(key, envir = parsed$memo, inherits = FALSE)
+}
+
+# Whether the forbidden SYMBOL at i is data (relaxations.dataNames; dataNameUse in relaxations.ts):
+# the script binds the name, or it is the whole value of an argument, not named for a function, of
+# a call given one of the data arguments.
+data_name_use <- function(parsed, i, name, policy) {
+  if (parsed$tokens$token[[i]] != "SYMBOL") return(FALSE)
+  role <- token_role(parsed, i)
+  # A binding of the name (zip <- ..., for (load in ...)) looks nothing up, as the TypeScript walk holds.
+  if (role == "binding") return(TRUE)
+  if (role != "reference") return(FALSE)
+  if (binds_name(parsed, name)) return(TRUE)
+  pd <- parsed$pd
+  wrapper <- parsed$tokens$parent[[i]]
+  container <- pd_row(pd, wrapper)$parent
+  kids <- children_of(pd, container)
+  at <- match(wrapper, kids$id)
+  if (is.na(at) || at <= 2L || kids$token[[2L]] != "'('" || !is_data_argument(kids, at, policy)) return(FALSE)
+  named <- which(kids$token == "EQ_SUB") - 1L
+  any(strip_quotes(kids$text[named]) %in% policy$data_arguments)
 }

@@ -143,9 +143,31 @@ string_passed_as_function <- function(parsed, i, policy) {
 
 # ---- call rules: check(name, site, policy, add) for a call of one of names(policy) --------------
 
+# The number an argument's expression is written as (`1`, `-1`, `2L`), or NULL (literalNumber in options.ts).
+literal_number <- function(pd, arg) {
+  sign <- 1
+  id <- arg$id
+  kids <- children_of(pd, id)
+  if (nrow(kids) == 2L && kids$token[[1L]] == "'-'" && kids$token[[2L]] == "expr") {
+    sign <- -1
+    kids <- children_of(pd, kids$id[[2L]])
+  }
+  if (nrow(kids) != 1L || kids$token[[1L]] != "NUM_CONST") return(NULL)
+  text <- sub("L$", "", kids$text[[1L]])
+  if (!grepl("^[0-9]+([.][0-9]*)?$", text)) return(NULL)
+  sign * as.numeric(text)
+}
+
 check_options_call <- function(name, site, policy, add) {
   for (arg in site$args) {
-    if (!is.null(arg$name)) {
+    if (!is.null(arg$name) && arg$name %in% names(policy$restricted_options)) {
+      allowed <- policy$restricted_options[[arg$name]]
+      value <- if (is.null(arg$id)) NULL else literal_number(site$parsed$pd, arg)
+      if (is.null(value) || !(value %in% allowed)) {
+        message <- sprintf("option '%s' may be set only to %s", arg$name, paste(allowed, collapse = ", "))
+        add("OPTION_NOT_ALLOWED", message, arg$line, arg$col, arg$name)
+      }
+    } else if (!is.null(arg$name)) {
       if (arg$name %in% policy$denied_options) {
         add("OPTION_NOT_ALLOWED", sprintf("option '%s' may not be set", arg$name), arg$line, arg$col, arg$name)
       }

@@ -57,6 +57,10 @@ safe_options <- function(policy) {
     if (name %in% policy$denied_options && !identical(value, getOption(name))) {
       refuse(sprintf("the option '%s' cannot be set in jube-r", name))
     }
+    allowed <- policy$restricted_options[[name]]
+    if (!is.null(allowed) && !is.null(value) && !(is.numeric(value) && length(value) == 1L && value %in% allowed)) {
+      refuse(sprintf("the option '%s' may be set only to %s in jube-r", name, paste(allowed, collapse = ", ")))
+    }
   }
   function(...) {
     args <- list(...)
@@ -69,12 +73,46 @@ safe_options <- function(policy) {
   }
 }
 
+# Sys.setenv(...): only the listed zone and locale names, each to a string of the allowed form.
+safe_sys_setenv <- function(policy) {
+  real_sys_setenv <- base::Sys.setenv
+  function(...) {
+    args <- list(...)
+    given <- names(args)
+    for (k in seq_along(args)) {
+      name <- if (is.null(given)) "" else given[[k]]
+      value <- args[[k]]
+      ok <- name %in% policy$env_setting_names && is.character(value) && length(value) == 1L && !is.na(value) &&
+        grepl(policy$env_setting_pattern, value, perl = TRUE)
+      if (!ok) {
+        names <- paste(policy$env_setting_names, collapse = ", ")
+        refuse(sprintf("Sys.setenv() may set only %s, to a zone or locale name, in jube-r", names))
+      }
+    }
+    real_sys_setenv(...)
+  }
+}
+
+# attach(df): a data frame whose columns are atomic vectors only, under the name the script wrote.
+safe_attach <- function(policy) {
+  real_attach <- base::attach
+  function(what, warn.conflicts = TRUE) { # nolint: object_name_linter. attach()'s own argument name.
+    name <- deparse1(substitute(what))
+    atomic <- is.data.frame(what) && all(vapply(what, function(col) is.atomic(col) || is.factor(col), NA))
+    if (!atomic) refuse("attach() of anything but a data frame of atomic columns is not available in jube-r")
+    real_attach(what, name = name, warn.conflicts = isTRUE(warn.conflicts))
+  }
+}
+
 # name -> the script's version, bound in the mask by make_mask().
 relaxed_replacements <- function(policy) {
-  list(
+  replacements <- list(
     do.call = safe_do_call(policy), match.fun = safe_match_fun(policy),
     local = safe_local, options = safe_options(policy)
   )
+  for (name in policy$env_setting_functions) replacements[[name]] <- safe_sys_setenv(policy)
+  for (name in policy$attach_functions) replacements[[name]] <- safe_attach(policy)
+  replacements
 }
 
 # stats' reformulate() with formula_guard() (harden.R) on the text it parses: the joined term

@@ -1,7 +1,7 @@
 # The last top-level expression's value for the caller (what dsprrr's runners call `result`): JSON
-# where R's value maps onto it (NULL, vectors, factors, dates, matrices, plain lists, data frames
-# as records), otherwise its printed form and class; either within caps$valueBytes. It runs after
-# the script, under its own short time limit, so a slow print method cannot cost the envelope.
+# where R's value has a faithful JSON form, otherwise its printed form and class; either within
+# caps$valueBytes. It runs after the script, under its own short time limit, so a slow print
+# method cannot cost the envelope. The JSON encoding itself is value-json.R.
 
 # Seconds the conversion may take at most (and never past the script's own limit plus a little).
 value_seconds <- 2
@@ -11,30 +11,6 @@ value_size_factor <- 8
 graphics_classes <- c("ggplot", "trellis", "grob", "gtable", "recordedplot")
 
 not_json <- structure(list(), class = "jube_not_json")
-
-# x as jsonlite should see it, or not_json. Named vectors become objects; a matrix with column
-# names a table of records (a coefficient matrix keeps its row names as "_row").
-json_ready <- function(x) {
-  if (is.null(x) || is.data.frame(x)) return(x)
-  if (is.atomic(x) && (is.null(oldClass(x)) || inherits(x, c("factor", "Date", "POSIXct")))) {
-    if (is.matrix(x) && !is.null(colnames(x))) return(as.data.frame(x, stringsAsFactors = FALSE))
-    if (!is.null(names(x)) && is.null(dim(x))) return(as.list(x))
-    return(x)
-  }
-  if (is.list(x) && is.null(oldClass(x))) return(x)
-  not_json
-}
-
-value_json <- function(x, max_bytes) {
-  ready <- json_ready(x)
-  if (identical(ready, not_json) || utils::object.size(ready) > value_size_factor * max_bytes) return(NULL)
-  text <- tryCatch(
-    to_json(ready, dataframe = "rows", matrix = "rowmajor", auto_unbox = TRUE, digits = NA, na = "null", null = "null"),
-    error = function(e) NULL
-  )
-  if (is.null(text) || nchar(text, type = "bytes") > max_bytes) return(NULL)
-  structure(as.character(text), class = "json")
-}
 
 printed_form <- function(x) {
   if (inherits(x, graphics_classes)) {
@@ -62,7 +38,7 @@ value_field <- function(shown, caps, seconds_left, add_note) {
     suppressWarnings(suppressMessages({
       json <- value_json(x, caps$valueBytes)
       if (!is.null(json)) {
-        list(kind = "json", class = classes, json = json)
+        c(list(kind = "json", class = classes, json = json$json), if (!is.null(json$types)) list(types = json$types))
       } else {
         printed <- printed_form(x)
         cut <- truncate_bytes(printed, caps$valueBytes)

@@ -81,7 +81,31 @@ describe('execute handler: the last value', () => {
   it.each([
     { script: '1 + 1', value: { kind: 'json', class: ['numeric'], json: 2 } },
     { script: 'x <- c(mean = 2.5, sd = 1)', value: { kind: 'json', class: ['numeric'], json: { mean: 2.5, sd: 1 } } },
-    { script: 'data.frame(g = c("a", "b"), n = 1:2)', value: { kind: 'json', class: ['data.frame'], json: [{ g: 'a', n: 1 }, { g: 'b', n: 2 }] } },
+    {
+      script: 'data.frame(g = c("a", "b"), n = 1:2)',
+      value: {
+        kind: 'json', class: ['data.frame'], json: [{ g: 'a', n: 1 }, { g: 'b', n: 2 }],
+        types: [{ path: '', class: ['data.frame'], columns: [{ name: 'g', class: ['character'] }, { name: 'n', class: ['integer'] }] }],
+      },
+    },
+    {
+      script: 'tapply(mtcars$mpg, mtcars$cyl, length)',
+      value: { kind: 'json', class: ['array'], json: { 4: 11, 6: 7, 8: 14 }, types: [{ path: '', class: ['array'], dims: [{ size: 3, name: null, labels: ['4', '6', '8'] }] }] },
+    },
+    {
+      script: 'with(mtcars, table(am = am, vs = vs))',
+      value: {
+        kind: 'json', class: ['table'], json: { 0: { 0: 12, 1: 7 }, 1: { 0: 6, 1: 7 } },
+        types: [{ path: '', class: ['table'], dims: [{ size: 2, name: 'am', labels: ['0', '1'] }, { size: 2, name: 'vs', labels: ['0', '1'] }] }],
+      },
+    },
+    {
+      script: 'list(when = as.Date("2024-03-01"), g = factor("b", levels = c("a", "b")), est = c(median = 23))',
+      value: {
+        kind: 'json', class: ['list'], json: { when: '2024-03-01', g: 'b', est: { median: 23 } },
+        types: [{ path: '/when', class: ['Date'] }, { path: '/g', class: ['factor'], levels: ['a', 'b'] }],
+      },
+    },
     { script: 'list(ok = TRUE, missing = NA)', value: { kind: 'json', class: ['list'], json: { ok: true, missing: null } } },
     { script: 'invisible(NULL)', value: { kind: 'json', class: ['NULL'], json: null } },
   ])('$script', async ({ script, value }) => {
@@ -112,6 +136,38 @@ describe('execute handler: context', () => {
     const context = { threshold: 2, labels: ['a', 'b'], rows: [{ x: 1, y: 'p' }, { x: 3, y: 'q' }], nested: { deep: [true] } };
     const response = await h.run('d <- .context$rows\nlist(n = sum(d$x > .context$threshold), labels = toupper(.context$labels), deep = .context$nested$deep)', { context });
     expect(response.value).toEqual({ kind: 'json', class: ['list'], json: { n: 1, labels: ['A', 'B'], deep: true } });
+  });
+
+  it('contextEncoding r-json: a Date, a factor, a whole double, records and NA arrive as R sent them', async () => {
+    // jsonlite::serializeJSON(list(day = as.Date("2024-03-01"), g = factor("b", levels = c("a", "b")),
+    //   whole = 3, rows = data.frame(x = 1:2), missing = NA), digits = NA)
+    const chr = (...value: string[]) => ({ type: 'character', attributes: {}, value });
+    const context = {
+      type: 'list', attributes: { names: chr('day', 'g', 'whole', 'rows', 'missing') },
+      value: [
+        { type: 'double', attributes: { class: chr('Date') }, value: [19783] },
+        { type: 'integer', attributes: { levels: chr('a', 'b'), class: chr('factor') }, value: [2] },
+        { type: 'double', attributes: {}, value: [3] },
+        {
+          type: 'list',
+          attributes: { names: chr('x'), class: chr('data.frame'), 'row.names': { type: 'integer', attributes: {}, value: [1, 2] } },
+          value: [{ type: 'integer', attributes: {}, value: [1, 2] }],
+        },
+        { type: 'logical', attributes: {}, value: [null] },
+      ],
+    };
+    const script = [
+      'x <- .context',
+      'c(day = inherits(x$day, "Date") && x$day == as.Date("2024-03-01"), g = identical(levels(x$g), c("a", "b")),',
+      '  whole = is.double(x$whole), rows = is.data.frame(x$rows) && identical(x$rows$x, 1:2), missing = identical(x$missing, NA))',
+    ].join('\n');
+    const response = await h.run(script, { context, contextEncoding: 'r-json' });
+    expect(response.value).toMatchObject({ kind: 'json', json: { day: true, g: true, whole: true, rows: true, missing: true } });
+  });
+
+  it('contextEncoding r-json: the execute function, trusting no caller, refuses a closure before R runs', async () => {
+    const context = { type: 'list', attributes: {}, value: [{ type: 'closure', attributes: {}, value: [] }] };
+    await expect(h.run('1', { context, contextEncoding: 'r-json' })).rejects.toThrow(/type "closure" is not data/);
   });
 
   it('without a context there is no .context', async () => {

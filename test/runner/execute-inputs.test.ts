@@ -73,7 +73,7 @@ describe('execute handler: validation on both sides', () => {
     { script: 'processx::run("id")', code: 'PACKAGE_NOT_ALLOWED', symbol: 'processx' },
     { script: 'library(dplyr, lib.loc = "/tmp")', code: 'PACKAGE_LOADER_ARGUMENT', symbol: 'lib.loc' },
     { script: 'p <- "dplyr"; library(p, character.only = TRUE)', code: 'PACKAGE_LOADER_ARGUMENT' },
-    { script: 'options(warn = 2)', code: 'OPTION_NOT_ALLOWED', symbol: 'warn' },
+    { script: 'options(warn = 3)', code: 'OPTION_NOT_ALLOWED', symbol: 'warn' },
     { script: 'options(list(editor = "vi"))', code: 'OPTION_NOT_ALLOWED' },
   ])('the runner rejects $script with $code', async ({ script, code, symbol }) => {
     const response = await permissive.run(script);

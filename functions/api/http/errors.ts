@@ -31,8 +31,8 @@ export class UnknownFieldError extends ApiError {
 }
 export class InvalidRequestError extends ApiError {
   override readonly name = 'InvalidRequestError';
-  readonly code = 'INVALID_REQUEST';
-  constructor(readonly issues: readonly FieldIssue[]) {
+  /** CONTEXT_NOT_DATA when every problem is an r-json context's node that is not data. */
+  constructor(readonly issues: readonly FieldIssue[], readonly code: 'INVALID_REQUEST' | 'CONTEXT_NOT_DATA' = 'INVALID_REQUEST') {
     super(issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; '));
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { FieldIssue } from '../../../layers/contract/api.ts';
+import { CONTEXT_NOT_DATA } from '../../../layers/contract/context-encoding.ts';
 import { InvalidRequestError, UnknownFieldError } from './errors.ts';
 
 /** `['variables', 2, 'value']` -> `variables[2].value`. */
@@ -47,13 +48,15 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   if (parsed.success) return parsed.data;
   const unknown: FieldIssue[] = [];
   const invalid: FieldIssue[] = [];
+  let allNotData = true;
   for (const issue of parsed.error.issues.flatMap(meant)) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) unknown.push({ path: formatPath([...issue.path, key]), message: 'unknown field' });
     } else {
       invalid.push({ path: formatPath(issue.path), message: describe(issue) });
+      allNotData &&= issue.code === 'custom' && issue.params?.['code'] === CONTEXT_NOT_DATA;
     }
   }
   if (unknown.length > 0) throw new UnknownFieldError(unknown);
-  throw new InvalidRequestError(invalid);
+  throw new InvalidRequestError(invalid, allNotData ? CONTEXT_NOT_DATA : 'INVALID_REQUEST');
 }

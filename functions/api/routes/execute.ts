@@ -66,6 +66,7 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       ...(request.plots === undefined ? {} : { plots: request.plots }),
       ...(request.context === undefined ? {} : { context: request.context }),
       ...(request.outputBudget === undefined ? {} : { outputBudget: request.outputBudget }),
+      ...(request.contextEncoding === undefined ? {} : { contextEncoding: request.contextEncoding }),
       requestId: call.requestId,
     },
     isolationKey(deps.config.isolation.mode, { tenant: call.tenant, session: call.session }),

@@ -1,6 +1,6 @@
 /** GET /health: liveness plus the live rules, limits and sandbox layers of this deployment. */
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
-import { CONTEXT_MAX_DEPTH, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
+import { CONTEXT_MAX_DEPTH, VALUE_LIMITS, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
 import { ENVELOPE_LIMITS } from '../../../layers/contract/runner.ts';
 import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
@@ -52,6 +52,8 @@ export function limitsOf(config: ServiceConfig, rules: ScriptRules): Limits {
     maxFiles: config.files.maxCount,
     maxFilesBytes: config.files.maxBytes,
     maxContextDepth: CONTEXT_MAX_DEPTH,
+    maxValueDepth: VALUE_LIMITS.maxDepth,
+    maxValueTypes: VALUE_LIMITS.maxTypes,
     maxVariables: rules.variables.maxCount,
     maxVariableArrayLength: rules.variables.maxArrayLength,
     maxVariableStringBytes: rules.variables.maxStringBytes,

@@ -85,7 +85,8 @@ export function capValue(value: Value, valueBytes: number, budget?: ResolvedBudg
       ...(shortened ? { note: `the value's printed form was cut to ${valueBytes} bytes; ${raise}` } : {}),
     };
   }
-  const bytes = jsonBytes(value.json, valueBytes);
+  // The types count against the same cap: the runner fits both into it (r-image/runner/value.R).
+  const bytes = jsonBytes(value.json, valueBytes) + (value.types === undefined ? 0 : jsonBytes(value.types, valueBytes));
   if (bytes > valueBytes) {
     return { value: undefined, cut: true, note: `the value was left out: its JSON is larger than ${valueBytes} bytes; ${raise}` };
   }

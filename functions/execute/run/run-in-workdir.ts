@@ -73,7 +73,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     dataframes: staged,
     caps: runnerCaps(config.caps),
     plots,
-    ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context) }),
+    ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context), contextEncoding: event.contextEncoding ?? 'json' }),
     ...(runtime.containment.testEscapedRunner ? { testEscaped: true } : {}),
   });
 

@@ -8,7 +8,7 @@
  */
 import { NodeKind, nameRole } from '../context.ts';
 import type { Check, Findings, Visit } from '../context.ts';
-import { columnUse, columnUseWithdrawn, literalCallProblem, localCallProblem } from '../relaxations.ts';
+import { attachProblem, columnUse, columnUseWithdrawn, dataNameUse, environmentSettingProblem, literalCallProblem, localCallProblem } from '../relaxations.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { forbiddenMessage } from './advice.ts';
 
@@ -48,6 +48,7 @@ export const forbiddenSymbol: Check = {
       findings.error('FORBIDDEN_SYMBOL', message, name);
       return;
     }
+    if (dataNameUse(visit, name, findings)) return;
     const use = columnUse(visit, findings.rules);
     const withdrawn = use && columnUseWithdrawn(use, findings);
     if (use && !withdrawn) return;
@@ -67,10 +68,13 @@ const COLUMN_HINT =
  */
 function relaxedCallProblem(visit: Visit, name: string, findings: Findings): string | null {
   const rules = findings.rules;
-  const relaxable = rules.literalNameFunctions.has(name) || rules.localFunctions.has(name);
+  const relaxable =
+    rules.literalNameFunctions.has(name) || rules.localFunctions.has(name) || rules.environmentSettings.functions.has(name) || rules.attachFunctions.has(name);
   if (visit.ancestor(1)?.type !== NodeKind.call) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
   const call = visit.node().parent!;
   if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules) ?? null;
   if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
+  if (rules.environmentSettings.functions.has(name)) return environmentSettingProblem(name, call, rules) ?? null;
+  if (rules.attachFunctions.has(name)) return attachProblem(name, call, rules) ?? null;
   return '';
 }

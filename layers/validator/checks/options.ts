@@ -5,7 +5,7 @@
  * `options(op)` where every binding of `op` in the script is `op <- options(...)`, so it holds only
  * values options() had before. options() used as a value is refused too.
  */
-import { NodeKind, functionValueName, literalName } from '../context.ts';
+import { NodeKind, functionValueName, literalName, operatorOf } from '../context.ts';
 import type { Node } from 'web-tree-sitter';
 import type { Check, Findings, Visit } from '../context.ts';
 import { decodeName } from '../r-strings.ts';
@@ -16,7 +16,7 @@ export const optionsCheck: Check = {
   nodeTypes: [NodeKind.call, NodeKind.identifier, NodeKind.string],
   interest: (rules) => ({ names: rules.optionFunctions }),
   visit(visit, findings) {
-    const { optionFunctions, deniedOptions } = findings.rules;
+    const { optionFunctions, deniedOptions, restrictedOptions } = findings.rules;
     if (visit.type === NodeKind.call) {
       const fn = visit.frame.callee;
       if (!optionFunctions.has(fn)) return;
@@ -26,7 +26,18 @@ export const optionsCheck: Check = {
         const nameNode = arg.childForFieldName('name');
         if (nameNode) {
           const name = literalName(nameNode) ?? nameNode.text;
-          if (deniedOptions.has(name)) {
+          const allowed = restrictedOptions.get(name);
+          if (allowed !== undefined) {
+            const value = literalNumber(arg.childForFieldName('value'));
+            if (value === undefined || !allowed.includes(value)) {
+              findings.error(
+                'OPTION_NOT_ALLOWED',
+                `The option '${name}' may be set only to ${allowed.join(', ')}, written as a number (e.g. options(${name} = ${allowed[allowed.length - 1]})).`,
+                name,
+                nameNode.startPosition,
+              );
+            }
+          } else if (deniedOptions.has(name)) {
             findings.error(
               'OPTION_NOT_ALLOWED',
               `The option '${name}' cannot be set in jube-r (it runs programs or code later, or weakens limits); remove it.`,
@@ -55,6 +66,21 @@ export const optionsCheck: Check = {
     findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.`, name);
   },
 };
+
+/** The number a literal (`1`, `-1`, `2L`, `1.0`) stands for, or undefined for anything else. */
+export function literalNumber(node: Node | null | undefined): number | undefined {
+  if (!node) return undefined;
+  let sign = 1;
+  let inner: Node | null = node;
+  if (node.type === NodeKind.unaryOperator && operatorOf(node) === '-') {
+    sign = -1;
+    inner = node.childForFieldName('rhs');
+  }
+  if (!inner || (inner.type !== NodeKind.float && inner.type !== NodeKind.integer)) return undefined;
+  const text = inner.text.replace(/L$/, '');
+  if (!/^\d+(\.\d*)?$/.test(text)) return undefined;
+  return sign * Number(text);
+}
 
 /** Why an unnamed, non-string argument of `fn` is not a saved list it may restore, or null when it is. */
 function restoreProblem(fn: string, value: Node, visit: Visit, findings: Findings): string | null {

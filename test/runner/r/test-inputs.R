@@ -36,3 +36,40 @@ case("no context, no .context", {
   runner$bind_inputs(env, list(variables = list(), dataframes = list()), tempdir())
   expect_identical(exists(".context", envir = env, inherits = FALSE), FALSE)
 })
+bind_context <- function(json, encoding) {
+  env <- new.env()
+  input <- list(variables = list(), dataframes = list(), contextJson = json, contextEncoding = encoding)
+  runner$bind_inputs(env, input, tempdir())
+  env$.context
+}
+case("r-json: a Date, a factor, a whole double, a list of records and NA come back as they were sent", {
+  sent <- list(
+    day = as.Date("2024-03-01"), group = factor(c("b", "a"), levels = c("b", "a", "c")), whole = 3,
+    rows = data.frame(x = c(1.5, 2), y = c("p", NA)), missing = NA,
+    when = as.POSIXct(0, tz = "UTC", origin = "1970-01-01"),
+    counts = table(c("u", "v", "u")), m = matrix(1:4, 2L, dimnames = list(c("r1", "r2"), NULL)), none = NULL,
+    specials = c(NA, NaN, Inf, -Inf, 0.1)
+  )
+  got <- bind_context(as.character(jsonlite::serializeJSON(sent, digits = NA)), "r-json")
+  expect_identical(got, sent)
+})
+case("json (the default): the same context loses those types, as documented", {
+  got <- bind_context('{"day": "2024-03-01", "whole": 3, "missing": null, "rows": [{"x": 1}]}', "json")
+  expect_identical(got, list(day = "2024-03-01", whole = 3L, missing = NULL, rows = data.frame(x = 1L)))
+})
+case("r-json: a closure, a call, a symbol, an environment or an unknown class is refused, never built", {
+  refused <- function(x) {
+    expect_error(bind_context(as.character(jsonlite::serializeJSON(x)), "r-json"), "CONTEXT_NOT_DATA")
+  }
+  refused(list(f = function(x) x))
+  refused(list(q = quote(system("id"))))
+  refused(list(s = as.name("x")))
+  refused(list(e = globalenv()))
+  refused(list(k = structure(1, class = "lm")))
+  refused(list(a = structure(1, srcref = 1L)))
+  expect_error(bind_context('{"type": "closure", "attributes": {}, "value": []}', "r-json"), "CONTEXT_NOT_DATA")
+  expect_error(bind_context('{"type":"list","value":[{"type":"integer","value":[1.5]}]}', "r-json"), "CONTEXT_NOT_DATA")
+  deep <- '{"type":"NULL"}'
+  for (i in 1:70) deep <- sprintf('{"type":"list","value":[%s]}', deep)
+  expect_error(bind_context(deep, "r-json"), "nests deeper")
+})

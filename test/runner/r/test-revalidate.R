@@ -70,9 +70,14 @@ rule_table("package_loader",
 )
 
 rule_table("options",
-  allowed = c("options(digits = 3)", "options('digits')", "getOption('warn')"),
+  allowed = c(
+    "options(digits = 3)", "options('digits')", "getOption('warn')",
+    "options(warn = -1)", "options(warn = 0)", "options(warn = 1)", "old <- options(warn = 2L)"
+  ),
   refused = list(
-    "options(warn = 2)" = "OPTION_NOT_ALLOWED:warn",
+    "options(warn = 3)" = "OPTION_NOT_ALLOWED:warn",
+    "options(warn = w)" = "OPTION_NOT_ALLOWED:warn",
+    "options(warn = '1')" = "OPTION_NOT_ALLOWED:warn",
     "options(editor = 'vi', digits = 3)" = "OPTION_NOT_ALLOWED:editor",
     "options(list(error = quote(q())))" = "OPTION_NOT_ALLOWED:options"
   )
@@ -103,7 +108,7 @@ case("every registered rule has a table here", {
   expect_identical(sort(c(names(runner$token_rules), names(runner$call_rules))), sort(tested))
 })
 case("all rules together: token findings in document order, then calls", {
-  text <- "library(evilpkg)\nx <<- system('id')\noptions(warn = 2)"
+  text <- "library(evilpkg)\nx <<- system('id')\noptions(warn = 5)"
   expect_identical(
     errors_of(text, tree_sitter_symbols = list("library", "evilpkg", "x", "system", "options", "warn")),
     c("BLOCKED_OPERATOR:<<-", "FORBIDDEN_SYMBOL:system", "PACKAGE_NOT_ALLOWED:evilpkg", "OPTION_NOT_ALLOWED:warn")

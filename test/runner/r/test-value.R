@@ -3,26 +3,22 @@ runner <- load_runner()
 caps <- list(valueBytes = 200L)
 notes <- character()
 add_note <- function(note) notes[[length(notes) + 1L]] <<- note
-value_of <- function(x, seconds = 2) runner$value_field(withVisible(x), caps, seconds, add_note)
-json_of <- function(x) as.character(value_of(x)$json)
+value_of <- function(x, seconds = 2, bytes = caps$valueBytes) {
+  runner$value_field(withVisible(x), list(valueBytes = bytes), seconds, add_note)
+}
+json_of <- function(x) as.character(value_of(x, bytes = 4000L)$json)
+types_of <- function(x) as.character(value_of(x, bytes = 4000L)$types)
 
-case("scalars, vectors, NULL and NA as JSON; the class is kept", {
-  expect_identical(value_of(2)[c("kind", "class")], list(kind = "json", class = list("numeric")))
-  expect_identical(json_of(2), "2")
-  expect_identical(json_of(c(1.5, NA)), "[1.5,null]")
-  expect_identical(json_of("a"), "\"a\"")
-  expect_identical(json_of(NULL), "null")
-  expect_identical(json_of(factor(c("x", "y"))), "[\"x\",\"y\"]")
-})
-case("named vectors and plain lists become objects", {
-  expect_identical(json_of(c(a = 1, b = 2)), "{\"a\":1,\"b\":2}")
-  expect_identical(json_of(list(n = 1L, tags = c("p", "q"))), "{\"n\":1,\"tags\":[\"p\",\"q\"]}")
-})
-case("data frames are records; a matrix with column names too, row names as _row", {
-  expect_identical(json_of(data.frame(x = 1:2, y = c("a", "b"))), "[{\"x\":1,\"y\":\"a\"},{\"x\":2,\"y\":\"b\"}]")
-  m <- matrix(c(1, 2), nrow = 1L, dimnames = list("slope", c("estimate", "se")))
-  expect_identical(json_of(m), "[{\"estimate\":1,\"se\":2,\"_row\":\"slope\"}]")
-  expect_identical(json_of(matrix(1:4, 2L)), "[[1,3],[2,4]]")
+case("names that cannot be JSON keys, list columns and nesting past the bound are printed", {
+  expect_identical(value_of(c(a = 1, a = 2))$kind, "printed")
+  expect_identical(value_of(list(a = 1, 2))$kind, "printed")
+  df <- data.frame(id = 1:2)
+  df$l <- list(1, 2)
+  expect_identical(value_of(df)$kind, "printed")
+  deep <- 1
+  for (i in 1:40) deep <- list(deep)
+  expect_identical(value_of(deep)$kind, "printed")
+  expect_identical(value_of(1i)$kind, "printed")
 })
 case("a model is not JSON: its printed form and class", {
   value <- value_of(stats::lm(dist ~ speed, datasets::cars))
@@ -40,6 +36,8 @@ case("a value over the cap falls back to its printed form, cut and marked", {
   expect_identical(value$kind, "printed")
   expect_identical(nchar(value$printed, type = "bytes"), 200L)
   expect_identical(value$truncated, TRUE)
+  # The JSON alone (105 bytes) would fit; with its types (the levels again) it does not.
+  expect_identical(value_of(factor(letters), bytes = 150L)$kind, "printed")
 })
 case("a plot object is labelled, not drawn again", {
   before <- grDevices::dev.cur()

@@ -246,6 +246,33 @@ describe('/execute', () => {
     expect(sentEvent(1)['plots']).toBe(false);
   });
 
+  it('passes contextEncoding on with the context', async () => {
+    const context = { type: 'list', attributes: {}, value: [{ type: 'double', attributes: {}, value: [3] }] };
+    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', context, contextEncoding: 'r-json' }));
+    expect(result.statusCode).toBe(200);
+    expect(sentEvent()).toMatchObject({ context, contextEncoding: 'r-json' });
+  });
+
+  it.each([
+    ['closure', { type: 'list', attributes: {}, value: [{ type: 'closure', attributes: {}, value: [] }] }, 'context.value[0].type', 'not data'],
+    ['language', { type: 'list', attributes: {}, value: [{ type: 'language', attributes: {}, value: ['system("id")'] }] }, 'context.value[0].type', 'no closures, calls'],
+    ['class', { type: 'list', attributes: { class: { type: 'character', attributes: {}, value: ['lm'] } }, value: [] }, 'context.attributes.class.value', 'class "lm" is not allowed'],
+    ['attribute', { type: 'list', attributes: { srcref: { type: 'integer', attributes: {}, value: [1] } }, value: [] }, 'context.attributes.srcref', 'not allowed'],
+    ['not a list', { type: 'double', attributes: {}, value: [1] }, 'context.type', 'must be a list'],
+  ])('an r-json context holding a %s is CONTEXT_NOT_DATA at its path, never sent on', async (_, context, path, words) => {
+    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1', context, contextEncoding: 'r-json' }));
+    expect(result.statusCode).toBe(400);
+    expect(body['code']).toBe('CONTEXT_NOT_DATA');
+    expect((body['issues'] as { path: string; message: string }[]).find((i) => i.path === path)?.message).toContain(words);
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+  });
+
+  it('the same context under the default json encoding is plain JSON and is sent on', async () => {
+    const context = { type: 'list', attributes: {}, value: [{ type: 'closure', attributes: {}, value: [] }] };
+    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', context }));
+    expect(result.statusCode).toBe(200);
+  });
+
   it('accepts plot options exactly at their bounds', async () => {
     const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', plots: { width: 2048, height: 64, dpi: 36 } }));
     expect(result.statusCode).toBe(200);

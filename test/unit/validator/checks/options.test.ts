@@ -17,6 +17,9 @@ describe('check options', () => {
       ['a saved list restored inside with()', 'op <- options(digits = 3)\nwith(l, options(op))', 'OPTION_NOT_ALLOWED:options'],
       ['options passed as a value', 'lapply(list(list(pager = "x")), options)', 'OPTION_NOT_ALLOWED:options'],
       ['options named as a string to an apply', 'Map("options", list(1))', 'OPTION_NOT_ALLOWED:options'],
+      ['warn beyond its documented values', 'options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],
+      ['warn computed', 'options(warn = w)', 'OPTION_NOT_ALLOWED:warn'],
+      ['warn as a string', 'options(warn = "1")', 'OPTION_NOT_ALLOWED:warn'],
     ])('rejects %s', async (_, script, expected) => {
       expect(await errorsOf(script)).toContain(expected);
     });
@@ -31,6 +34,8 @@ describe('check options', () => {
       ['restoring a saved list (relaxations.savedOptions)', 'op <- options(digits = 3)\nprint(pi)\noptions(op)'],
       ['restoring on exit from a function', 'f <- function() {\n  op <- options(digits = 3)\n  on.exit(options(op), add = TRUE)\n}'],
       ['restoring every option saved by options()', 'old <- options()\noptions(old)'],
+      ['warn = -1 (options.restrictedValues)', 'options(warn = -1)'],
+      ['warn = 0, 1, 2 and 2L', 'options(warn = 0)\noptions(warn = 1)\nold <- options(warn = 2)\noptions(warn = 2L)'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });
