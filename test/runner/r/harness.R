@@ -53,6 +53,34 @@ expect_error <- function(expr, pattern) {
   check(grepl(pattern, message), sprintf("expected an error matching '%s', got '%s'", pattern, message))
 }
 
+# The caps the condition tests (conditions, error-cause, error-hints) read errors under.
+caps <- list(
+  errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L, callBytes = 40L,
+  tracebackFrames = 3L
+)
+
+# The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call: the
+# error details the runner reads for a script that stops.
+details_of <- function(text, packages = character(), runner = get("runner", envir = parent.frame())) {
+  force(runner)
+  exprs <- parse(text = text, keep.source = TRUE)
+  script_env <- new.env(parent = globalenv())
+  current <- 0L
+  details <- NULL
+  tryCatch(
+    withCallingHandlers(
+      for (i in seq_along(exprs)) {
+        current <- i
+        expr <- exprs[[i]]
+        eval(expr, script_env)
+      },
+      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
+    ),
+    error = function(e) NULL
+  )
+  details
+}
+
 # A script's text as the file the runner reads.
 script_file <- function(text) {
   path <- tempfile(fileext = ".R")

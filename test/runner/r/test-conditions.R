@@ -1,29 +1,5 @@
 # conditions.R: warnings and messages with their call and line, and the error's details and frames.
 runner <- load_runner()
-caps <- list(
-  errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L, callBytes = 40L,
-  tracebackFrames = 3L
-)
-
-# The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
-details_of <- function(text, packages = character()) {
-  exprs <- parse(text = text, keep.source = TRUE)
-  script_env <- new.env(parent = globalenv())
-  current <- 0L
-  details <- NULL
-  tryCatch(
-    withCallingHandlers(
-      for (i in seq_along(exprs)) {
-        current <- i
-        expr <- exprs[[i]]
-        eval(expr, script_env)
-      },
-      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
-    ),
-    error = function(e) NULL
-  )
-  details
-}
 
 case("a call is deparsed on one line and capped; the loop's own eval() is no call", {
   expect_identical(runner$call_text(quote(f(x, y = 2)), 40L), "f(x, y = 2)")

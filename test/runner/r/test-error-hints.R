@@ -1,29 +1,5 @@
 # error-hints.R: a close name for an object not found, the package that exports a function.
 runner <- load_runner()
-caps <- list(
-  errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L, callBytes = 40L,
-  tracebackFrames = 3L
-)
-
-# The evaluation loop's shape (evaluate.R), down to the literal eval(expr, script_env) call.
-details_of <- function(text, packages = character()) {
-  exprs <- parse(text = text, keep.source = TRUE)
-  script_env <- new.env(parent = globalenv())
-  current <- 0L
-  details <- NULL
-  tryCatch(
-    withCallingHandlers(
-      for (i in seq_along(exprs)) {
-        current <- i
-        expr <- exprs[[i]]
-        eval(expr, script_env)
-      },
-      error = function(e) details <<- runner$error_details(e, sys.calls(), exprs, current, caps, script_env, packages)
-    ),
-    error = function(e) NULL
-  )
-  details
-}
 
 case("an object not found close to a column or a variable gets a hint", {
   expect_identical(
