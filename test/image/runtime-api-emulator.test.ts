@@ -165,6 +165,31 @@ describe('runtime API emulator, Extensions API', () => {
     void ext.catch(() => undefined);
   });
 
+  it('a runtime that exits mid-phase (a retired environment) takes its extensions along: the next init registers again and gets the queued event', async () => {
+    const { emulator, base } = await start();
+    const id = (await register('warm')).headers.get('lambda-extension-identifier')!;
+    const ext = fetch(`${extensionBase()}/event/next`, { headers: { 'Lambda-Extension-Identifier': id } });
+    const first = emulator.invoke(1, { requestId: 'a', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+    await ext;
+    // The runtime answers and exits before its extension asks for the next event.
+    await fetch(`${base}/invocation/a/response`, { method: 'POST', body: '"a"' });
+    expect(await first).toEqual({ ok: true, payload: 'a' });
+    const second = emulator.invoke(2, { requestId: 'b', timeoutMs: 10_000 });
+    emulator.failRunning('Runtime.ExitError', 'the execute container exited');
+    expect(emulator.extensions()).toEqual([]);
+
+    // The next runtime's init: its extension registers (a new Init phase), then both ask for events.
+    const again = await register('warm');
+    expect(again.status).toBe(200);
+    const againNext = fetch(`${extensionBase()}/event/next`, { headers: { 'Lambda-Extension-Identifier': again.headers.get('lambda-extension-identifier')! } });
+    const delivered = await fetch(`${base}/invocation/next`);
+    expect(delivered.headers.get('lambda-runtime-aws-request-id')).toBe('b');
+    await againNext;
+    await fetch(`${base}/invocation/b/response`, { method: 'POST', body: '"b"' });
+    expect(await second).toEqual({ ok: true, payload: 'b' });
+  });
+
   it("drives the warm start's extension: the refill runs after the response and holds the next event", async () => {
     const { startWarmExtension } = await import('../../functions/execute/warm/lambda-extension.ts');
     const { emulator, base } = await start();

@@ -9,7 +9,8 @@
  * extension uses (functions/execute/warm/lambda-extension.ts), as AWS documents them
  * (https://docs.aws.amazon.com/lambda/latest/dg/runtimes-extensions-api.html): `register` during
  * init (refused once the runtime has asked for its first event, unless the same name registers
- * again: a restarted runtime's new init), `event/next` as a long poll that receives an INVOKE event
+ * again; a runtime that exits takes its internal extensions with it, and the next runtime's init
+ * registers afresh), `event/next` as a long poll that receives an INVOKE event
  * for every invocation the runtime receives, and the rule that makes post-response work possible:
  * an invocation's response settles the caller at once, but the next invocation is delivered only
  * once the runtime and every extension have asked for the next event (the environment would be
@@ -50,7 +51,10 @@ export interface RuntimeApiEmulator {
   readonly initError: () => InvokeAnswer | undefined;
   /** Settles every queued or running invocation with this outcome (e.g. the runtime died). */
   failAll(errorType: string, errorMessage: string): void;
-  /** Settles only the invocations a runtime has received (the queued ones wait for the next runtime). */
+  /**
+   * The runtime exited: settles only the invocations it had received (the queued ones wait for the
+   * next runtime), drops its internal extensions and starts a new Init for the next runtime.
+   */
   failRunning(errorType: string, errorMessage: string): void;
   /** When an invocation reached the runtime, was answered, and every extension asked for the next event (epoch ms). */
   invokePhase(requestId: string): InvokePhase | undefined;
@@ -216,9 +220,15 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
     reply(res, 202, { status: 'OK' });
   };
 
-  // The runtime died: its internal extensions (threads of its process) died with it.
-  const dropBusyExtensions = (): void => {
-    for (const extension of [...extensions.values()]) if (!extension.poller) extensions.delete(extension.id);
+  // The runtime process is gone (it died, or retired its environment): its internal extensions
+  // died with it, and Lambda's reset of the environment is a new Init phase, in which the next
+  // runtime's extensions register afresh. An Invoke phase they never finished ends here too, or no
+  // further event would ever be delivered.
+  const runtimeGone = (): void => {
+    for (const extension of extensions.values()) extension.poller?.destroy();
+    extensions.clear();
+    initDone = false;
+    if (phase !== undefined && !running.has(phase)) phase = undefined;
   };
 
   const extensionRoute = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
@@ -294,12 +304,13 @@ export async function startRuntimeApiEmulator(options: EmulatorOptions): Promise
     invokePhase: (requestId) => phases.get(requestId),
     extensions: () => [...extensions.values()].map((e) => e.name),
     failRunning: (errorType, errorMessage) => {
-      dropBusyExtensions();
       for (const pending of [...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
+      runtimeGone();
+      deliver();
     },
     failAll: (errorType, errorMessage) => {
-      dropBusyExtensions();
       for (const pending of [...queue, ...running.values()]) settle(pending, { ok: false, errorType, errorMessage });
+      runtimeGone();
     },
     close: () =>
       new Promise<void>((resolve) => {
