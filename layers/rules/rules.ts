@@ -25,6 +25,18 @@ export const ScriptRulesSchema = z.strictObject({
     metaPackages: z.array(z.strictObject({ name: z.string().min(1), members: z.array(z.string().min(1)).min(1) })),
     baseAllowed: z.array(z.string().min(1)),
     blocked: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+    /** Blocked packages whose listed functions may still be called as `pkg::name`, each group with its reason. */
+    namedExports: z.strictObject({
+      why: z.string().min(1),
+      packages: z.array(
+        z.strictObject({
+          name: z.string().min(1),
+          groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
+          /** Exports a script might expect in the list, with why they are not and what to write instead. */
+          refused: z.record(z.string().min(1), z.string().min(1)),
+        }),
+      ),
+    }),
   }),
   options: z.strictObject({
     functions: z.array(z.string().min(1)),
@@ -112,4 +124,9 @@ export function forbiddenSymbolIndex(rules: ScriptRules): ReadonlyMap<string, st
 export function allowedPackages(rules: ScriptRules, declared: readonly string[]): ReadonlySet<string> {
   const blocked = new Set(rules.packages.blocked.map((p) => p.name));
   return new Set([...rules.packages.baseAllowed, ...declared].filter((p) => !blocked.has(p)));
+}
+
+/** A package -> the exports a script may name as `pkg::name` although the package itself is blocked. */
+export function namedExports(rules: ScriptRules): ReadonlyMap<string, ReadonlySet<string>> {
+  return new Map(rules.packages.namedExports.packages.map((p) => [p.name, new Set(p.groups.flatMap((g) => g.names))]));
 }

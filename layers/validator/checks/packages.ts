@@ -33,3 +33,13 @@ function metaPackageMessage(name: string, members: readonly string[], loadable: 
   const missing = absent.length > 0 ? ` Not available: ${absent.join(', ')}.` : '';
   return `Package '${name}' is not available in jube-r as one package.${load}${missing}`;
 }
+
+/**
+ * An export of a named-exports package (rlang) that is not in its list: why, when the rules say,
+ * and the functions of it a script may call. revalidate-packages.R words it the same way.
+ */
+export function namedExportMessage(pkg: string, name: string, rules: CompiledRules): string {
+  const why = rules.refusedExports.get(`${pkg}::${name}`) ?? `${pkg} is blocked: ${rules.blockedPackages.get(pkg) ?? ''}`;
+  const listed = [...(rules.namedExports.get(pkg) ?? [])].join(', ');
+  return `'${pkg}::${name}' is not available in jube-r: ${why} Of ${pkg}, a script may call only ${listed}, as ${pkg}::name.`;
+}
