@@ -122,13 +122,18 @@ safe_replacements <- list(
   q = list(pkg = "base", fun = script_quit)
 )
 
-# `pkg::name` as the script sees it: allowed packages only, no forbidden name, no environment.
+# `pkg::name` as the script sees it: allowed packages (or a listed export of a named-exports
+# package, rlang::sym) only, no forbidden name, no environment.
 checked_ns_get <- function(policy) {
   get_exported <- base::getExportedValue
   function(pkg, name) {
     pkg <- as.character(substitute(pkg))
     name <- as.character(substitute(name))
-    if (!(pkg %in% policy$allowed_packages)) refuse(sprintf("package '%s' is not available in jube-r", pkg))
+    exports <- policy$named_exports[[pkg]]
+    if (!is.null(exports) && !(name %in% exports)) refuse(named_export_unavailable(pkg, name, policy))
+    if (is.null(exports) && !(pkg %in% policy$allowed_packages)) {
+      refuse(sprintf("package '%s' is not available in jube-r", pkg))
+    }
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)

@@ -29,6 +29,14 @@ compile_policy <- function(rules, allowed_packages) {
       lapply(rules$packages$metaPackages, function(m) strings(m$members)),
       vapply(rules$packages$metaPackages, function(m) m$name, character(1))
     ),
+    named_exports = stats::setNames(
+      lapply(rules$packages$namedExports$packages, function(p) strings(lapply(p$groups, function(g) g$names))),
+      vapply(rules$packages$namedExports$packages, function(p) p$name, character(1))
+    ),
+    refused_exports = unlist(lapply(rules$packages$namedExports$packages, function(p) {
+      if (length(p$refused) == 0L) return(NULL)
+      stats::setNames(strings(p$refused), paste0(p$name, "::", names(p$refused)))
+    })),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),

@@ -54,6 +54,32 @@ it('attach() of something that is not a data frame of atomic columns is refused 
   expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('attach() of anything but a data frame') });
 });
 
+describe('rlang, blocked but for its named exports', () => {
+  it('group_by(!!rlang::sym(grp)) passes both and runs', async () => {
+    const { statically, atRuntime, response } = await verdicts(
+      'library(dplyr)\ngrp <- "cyl"\nout <- mtcars |> group_by(!!rlang::sym(grp)) |> summarise(n = n())\nout$n',
+    );
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: [11, 7, 14] } });
+  });
+
+  it('rlang::abort fails the script with its message, as stop() would', async () => {
+    const { statically, response } = await verdicts('rlang::abort("no rows")');
+    expect(statically).toEqual([]);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('no rows') });
+  });
+
+  it.each(['rlang::eval_tidy(quote(1))', 'e <- rlang::env()', 'rlang::is_installed("dplyr")'])(
+    '%s is refused by both with the same code',
+    async (script) => {
+      const { statically, atRuntime } = await verdicts(script);
+      expect(statically).toEqual(['PACKAGE_NOT_ALLOWED:rlang']);
+      expect(atRuntime).toEqual(statically);
+    },
+  );
+});
+
 describe('their refused neighbours: refused by both, with the same codes', () => {
   it.each([
     ['options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],

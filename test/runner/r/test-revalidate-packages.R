@@ -41,3 +41,20 @@ case("a meta-package names its installed members to load, word for word as the T
     )
   )
 })
+case("an rlang export off its list is refused with the rules' reason, worded as the TypeScript validator does", {
+  rlang_rules <- Filter(function(p) p$name == "rlang", rules$packages$namedExports$packages)[[1L]]
+  listed <- paste(unlist(lapply(rlang_rules$groups, function(g) g$names)), collapse = ", ")
+  why <- Filter(function(b) b$name == "rlang", rules$packages$blocked)[[1L]]$why
+  expect_identical(
+    runner$named_export_unavailable("rlang", "eval_tidy", policy),
+    sprintf(
+      "'rlang::eval_tidy' is not available in jube-r: rlang is blocked: %s Of rlang, a script may call only %s, %s",
+      why, listed, "as rlang::name."
+    )
+  )
+  expect_identical(
+    runner$named_export_unavailable("rlang", "is_installed", policy),
+    sprintf("'rlang::is_installed' is not available in jube-r: %s Of rlang, a script may call only %s, as rlang::name.",
+            rlang_rules$refused$is_installed, listed)
+  )
+})
