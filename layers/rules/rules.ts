@@ -82,6 +82,8 @@ export const ScriptRulesSchema = z.strictObject({
       valuePattern: z.string().min(1),
     }),
     savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    /** advice: what a refused superassignment's error suggests; both of its forms pass and run. */
+    superassignment: z.strictObject({ why: z.string().min(1), operators: z.array(z.string().min(1)), advice: z.string().min(1) }),
   }),
   variables: z.strictObject({
     maxCount: z.number().int().positive(),

@@ -92,6 +92,9 @@ export interface CompiledRules {
   readonly environmentSettings: { readonly functions: ReadonlySet<string>; readonly names: ReadonlySet<string>; readonly valuePattern: RegExp };
   /** relaxations.localBlocks. */
   readonly localFunctions: ReadonlySet<string>;
+  /** relaxations.superassignment: blocked operators allowed when their target is bound in an enclosing script scope. */
+  readonly superassignOperators: ReadonlySet<string>;
+  readonly superassignAdvice: string;
   /** relaxations.savedOptions: the functions whose saved list may be given back to them. */
   readonly savedOptionsFunctions: ReadonlySet<string>;
 }
@@ -144,6 +147,8 @@ export function compileRules(
     literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
+    superassignOperators: new Set(relax.superassignment.operators),
+    superassignAdvice: relax.superassignment.advice,
     dataArguments: new Set(relax.dataNames.dataArguments),
     attachFunctions: new Set(relax.attachedFrames.functions),
     attachOtherArguments: new Set(relax.attachedFrames.otherArguments),
