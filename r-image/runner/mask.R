@@ -155,6 +155,7 @@ make_mask <- function(policy) {
   for (name in policy$forbidden) assign(name, forbidden_stub(name), envir = mask)
   assign(":::", forbidden_stub(":::"), envir = mask)
   assign("::", checked_ns_get(policy), envir = mask)
+  assign("<<-", make_safe_superassign(mask, policy$superassign_advice), envir = mask)
   for (name in names(safe_replacements)) {
     safe <- safe_replacements[[name]]
     if (safe$pkg %in% policy$allowed_packages) assign(name, safe$fun, envir = mask)

@@ -52,6 +52,8 @@ compile_policy <- function(rules, allowed_packages) {
     literal_functions = relax$literalFunctionNames$functions,
     refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
     local_functions = strings(relax$localBlocks$functions),
+    superassign_operators = strings(relax$superassignment$operators),
+    superassign_advice = relax$superassignment$advice,
     data_arguments = strings(relax$dataNames$dataArguments),
     attach_functions = strings(relax$attachedFrames$functions),
     attach_other_args = strings(relax$attachedFrames$otherArguments),

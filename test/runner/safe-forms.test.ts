@@ -80,6 +80,40 @@ describe('rlang, blocked but for its named exports', () => {
   );
 });
 
+describe('<<- into an enclosing function of the script', () => {
+  it.each([
+    ['a counter closure', 'make_counter <- function() { i <- 0; function() { i <<- i + 1; i } }\nnext_id <- make_counter()\nnext_id()\nnext_id()', 2],
+    ['a closure made by base::local()', 'tick <- base::local({ n <- 0; function() n <<- n + 1 })\ntick()\ntick()', 2],
+    ['a memo', 'memo <- function() { cache <- list(); function(k) { cache[[k]] <<- nchar(k); cache } }\nm <- memo()\nm("ab")\nlength(m("abc"))', 2],
+  ])('%s passes both and runs', async (_, script, value) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: value } });
+  });
+
+  it.each(['x <<- 1', 'x <- 0\nf <- function() x <<- x + 1', 'local({ x <- 1; x <<- 2 })'])(
+    '%s is refused by both with the same code, advising a form that passes both and runs',
+    async (script) => {
+      const { statically, atRuntime } = await verdicts(script);
+      expect(statically).toContain('BLOCKED_OPERATOR:<<-');
+      expect(atRuntime).toEqual(statically);
+      const advice = loadRules().relaxations.superassignment.advice;
+      const example = `${advice.slice(advice.indexOf('make_counter'))}\nnext_id <- make_counter()\nnext_id()`;
+      const followed = await verdicts(example);
+      expect(followed.statically).toEqual([]);
+      expect(followed.atRuntime).toEqual([]);
+      expect(followed.response).toMatchObject({ status: 'ok', value: { json: 1 } });
+    },
+  );
+
+  it('a target the enclosing function binds only on some paths is refused at run time when it is not bound', async () => {
+    const { statically, response } = await verdicts('f <- function(go) { if (go) x <- 0; function() x <<- 1 }\ng <- f(FALSE)\ng()');
+    expect(statically).toEqual([]);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining("'<<-' may only update a variable of an enclosing function") });
+  });
+});
+
 describe('their refused neighbours: refused by both, with the same codes', () => {
   it.each([
     ['options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],
