@@ -41,8 +41,18 @@ is_scope <- function(pd, id, policy) {
     head$text[[3L]] %in% policy$local_functions
 }
 
-# Whether the scope `id` binds `name` itself: a parameter, a for variable, or `name <-`/`=`/`->`
-# outside the scopes nested in it.
+# Whether the expression `id` binds `name` by itself: `name <-`/`=`/`->`, or `for (name in ...)`.
+binds_here <- function(pd, id, name) {
+  inner <- children_of(pd, id)
+  if (nrow(inner) < 3L) return(FALSE)
+  if (inner$token[[1L]] == "'('" && inner$token[[3L]] == "IN") return(inner$text[[2L]] == name)
+  if (nrow(inner) != 3L || !(inner$text[[2L]] %in% c("<-", "=", "->"))) return(FALSE)
+  side <- inner[if (inner$text[[2L]] == "->") 3L else 1L, , drop = FALSE]
+  symbol <- if (side$terminal) side else children_of(pd, side$id)
+  nrow(symbol) == 1L && symbol$token[[1L]] %in% c("SYMBOL", "SYMBOL_SUB") && strip_quotes(symbol$text[[1L]]) == name
+}
+
+# Whether the scope `id` binds `name` itself: a parameter, or a binding outside the scopes nested in it.
 scope_binds <- function(pd, id, name, policy) {
   kids <- children_of(pd, id)
   if (any(kids$token == "SYMBOL_FORMALS" & kids$text == name)) return(TRUE)
@@ -51,18 +61,8 @@ scope_binds <- function(pd, id, name, policy) {
     node <- pending[[1L]]
     pending <- pending[-1L]
     if (is_scope(pd, node, policy)) next
+    if (binds_here(pd, node, name)) return(TRUE)
     inner <- children_of(pd, node)
-    if (nrow(inner) >= 3L && inner$token[[1L]] == "'('" && inner$token[[3L]] == "IN" && inner$text[[2L]] == name) {
-      return(TRUE)
-    }
-    if (nrow(inner) == 3L && inner$token[[2L]] %in% c("LEFT_ASSIGN", "EQ_ASSIGN", "RIGHT_ASSIGN")) {
-      right <- inner$token[[2L]] == "RIGHT_ASSIGN"
-      side <- inner[if (right) 3L else 1L, , drop = FALSE]
-      symbol <- if (side$terminal) side else children_of(pd, side$id)
-      bound <- nrow(symbol) == 1L && symbol$token[[1L]] %in% c("SYMBOL", "SYMBOL_SUB") &&
-        strip_quotes(symbol$text[[1L]]) == name
-      if (bound && !(inner$text[[2L]] %in% c("<<-", "->>"))) return(TRUE)
-    }
     pending <- c(pending, inner$id[!inner$terminal])
   }
   FALSE

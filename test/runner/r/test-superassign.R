@@ -27,9 +27,10 @@ case("a target bound only where the operator stands, at top level or nowhere doe
   expect_identical(stays("f <- function() { x <- 1; function() names(x) <<- 'a' }"), FALSE)
 })
 case("the script's <<- updates a variable of an enclosing script function: a counter runs", {
-  expect_identical(in_script("counter <- (function() { i <- 0; function() { i <<- i + 1; i } })()\ncounter()\ncounter()"), 2)
-  expect_identical(in_script("m <- (function() { s <- list(); function(k) { s[[k]] <<- TRUE; names(s) } })()\nm('a')\nm('b')"),
-                   c("a", "b"))
+  counter <- "counter <- (function() { i <- 0; function() { i <<- i + 1; i } })()\ncounter()\ncounter()"
+  expect_identical(in_script(counter), 2)
+  memo <- "m <- (function() { s <- list(); function(k) { s[[k]] <<- TRUE; names(s) } })()\nm('a')\nm('b')"
+  expect_identical(in_script(memo), c("a", "b"))
   expect_identical(exists("i", envir = script_env, inherits = FALSE), FALSE)
 })
 case("the script's <<- refuses a write that would land in the script's environment, the mask or the global one", {
