@@ -3,7 +3,7 @@
  * R evaluates the condition to FALSE and never runs the guarded branch, so the validator does not
  * judge it either (its findings are dropped; the `else` branch is judged as usual). Only a guard R
  * cannot be made to answer otherwise counts: the condition is exactly that call (plain or
- * `base::`), naming the package literally, with nothing but `quietly`, in a script that binds
+ * `base::`), naming the package in a string, with nothing but `quietly`, in a script that binds
  * neither `requireNamespace` nor `if`; the runner's requireNamespace answers FALSE for any package
  * a script may not load, so the branch cannot run. r-image/runner/absent-guards.R mirrors this.
  */
@@ -29,7 +29,8 @@ function guardedPackage(condition: Node): string | undefined {
   const positional = args.filter((a) => a.name === undefined || a.name === 'package');
   if (positional.length !== 1 || args.some((a) => a.name !== undefined && a.name !== 'package' && a.name !== 'quietly')) return undefined;
   const value = positional[0]!.value;
-  return value?.type === NodeKind.string || value?.type === NodeKind.identifier ? literalName(value) : undefined;
+  // A string only: requireNamespace() evaluates its argument, so a symbol could hold any name.
+  return value?.type === NodeKind.string ? literalName(value) : undefined;
 }
 
 /** The guarded branches (condition included) of every guard on a package that is not installed. */

@@ -136,6 +136,7 @@ checked_ns_get <- function(policy) {
     }
     # base::local() is the script's local(), as the validators treat it.
     if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
+    if (pkg == "base" && name == "requireNamespace") return(safe_require_namespace(policy))
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)
@@ -156,6 +157,7 @@ make_mask <- function(policy) {
   assign(":::", forbidden_stub(":::"), envir = mask)
   assign("::", checked_ns_get(policy), envir = mask)
   assign("<<-", make_safe_superassign(mask, policy$superassign_advice), envir = mask)
+  assign("requireNamespace", safe_require_namespace(policy), envir = mask)
   for (name in names(safe_replacements)) {
     safe <- safe_replacements[[name]]
     if (safe$pkg %in% policy$allowed_packages) assign(name, safe$fun, envir = mask)

@@ -43,7 +43,7 @@ check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL) 
       }
     }
   }
-  list(exprs = parsed$exprs, errors = findings$errors())
+  list(exprs = parsed$exprs, errors = drop_guarded(findings$errors(), absent_package_guards(parsed, policy)))
 }
 
 report_parse_error <- function(error, tree_sitter_symbols, add) {

@@ -114,6 +114,25 @@ describe('<<- into an enclosing function of the script', () => {
   });
 });
 
+describe('requireNamespace() guards on an absent package', () => {
+  it('the guarded branch is not judged by either, and R skips it', async () => {
+    const script = 'fit <- if (requireNamespace("brms", quietly = TRUE)) {\n  brms::brm(y ~ x, data = d)\n} else {\n  "fallback"\n}\nfit';
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: 'fallback' } });
+  });
+
+  it.each([
+    ['an installed but blocked package', 'if (requireNamespace("processx", quietly = TRUE)) processx::run("id")', 'PACKAGE_NOT_ALLOWED:processx'],
+    ['the else branch', 'if (requireNamespace("brms", quietly = TRUE)) 1 else system("id")', 'FORBIDDEN_SYMBOL:system'],
+  ])('%s is still refused by both with the same code', async (_, script, code) => {
+    const { statically, atRuntime } = await verdicts(script);
+    expect(statically).toContain(code);
+    expect(atRuntime).toEqual(statically);
+  });
+});
+
 describe('their refused neighbours: refused by both, with the same codes', () => {
   it.each([
     ['options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],

@@ -5,7 +5,7 @@ import { errorsOf } from './support.ts';
 describe('guards on an absent package', () => {
   it.each([
     ['a guarded block', 'if (requireNamespace("brms", quietly = TRUE)) {\n  fit <- brms::brm(y ~ x, data = d)\n}'],
-    ['a guard by symbol, without quietly', 'if (requireNamespace(INLA)) INLA::inla(y ~ 1, data = d)'],
+    ['a guard without quietly', 'if (requireNamespace("INLA")) INLA::inla(y ~ 1, data = d)'],
     ['base::requireNamespace', 'if (base::requireNamespace("brms", quietly = TRUE)) library(brms)'],
     ['a guard whose else branch is fine', 'if (requireNamespace("brms", quietly = TRUE)) brms::brm(y ~ x) else lm(y ~ x)'],
   ])('accepts %s: R never runs the branch', async (_, script) => {
@@ -19,6 +19,7 @@ describe('guards on an absent package', () => {
     ['a script that rebinds requireNamespace', 'requireNamespace <- function(...) TRUE\nif (requireNamespace("brms")) system("id")', 'FORBIDDEN_SYMBOL:system'],
     ['a script that rebinds if', '`if` <- function(c, a) a\nif (requireNamespace("brms")) system("id")', 'FORBIDDEN_SYMBOL:system'],
     ['code after the guard', 'if (requireNamespace("brms", quietly = TRUE)) 1\nsystem("id")', 'FORBIDDEN_SYMBOL:system'],
+    ['a package named by a variable, which could hold any name', 'p <- "dplyr"\nif (requireNamespace(p)) system("id")', 'FORBIDDEN_SYMBOL:system'],
     ['other named arguments', 'if (requireNamespace("brms", lib.loc = "/tmp")) system("id")', 'FORBIDDEN_SYMBOL:system'],
   ])('still judges %s', async (_, script, code) => {
     expect(await errorsOf(script)).toContain(code);
