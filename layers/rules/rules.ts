@@ -25,6 +25,11 @@ export const ScriptRulesSchema = z.strictObject({
     metaPackages: z.array(z.strictObject({ name: z.string().min(1), members: z.array(z.string().min(1)).min(1) })),
     baseAllowed: z.array(z.string().min(1)),
     blocked: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+    /** Installed dependencies of the declared packages that a script may load too, each group with its reason. */
+    allowedDependencies: z.strictObject({
+      why: z.string().min(1),
+      groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
+    }),
     /** Blocked packages whose listed functions may still be called as `pkg::name`, each group with its reason. */
     namedExports: z.strictObject({
       why: z.string().min(1),
@@ -122,10 +127,14 @@ export function forbiddenSymbolIndex(rules: ScriptRules): ReadonlyMap<string, st
   return index;
 }
 
-/** Packages a script may load: the base set plus everything packages.R installs, minus the blocked list. */
+/**
+ * Packages a script may load: the base set, everything packages.R declares and the allowed
+ * dependencies it installs with them, minus the blocked list.
+ */
 export function allowedPackages(rules: ScriptRules, declared: readonly string[]): ReadonlySet<string> {
   const blocked = new Set(rules.packages.blocked.map((p) => p.name));
-  return new Set([...rules.packages.baseAllowed, ...declared].filter((p) => !blocked.has(p)));
+  const dependencies = rules.packages.allowedDependencies.groups.flatMap((g) => g.names);
+  return new Set([...rules.packages.baseAllowed, ...declared, ...dependencies].filter((p) => !blocked.has(p)));
 }
 
 /** A package -> the exports a script may name as `pkg::name` although the package itself is blocked. */

@@ -29,7 +29,7 @@ describe('check namespace-package', () => {
     });
 
     it('suggests up to three, nearest first, ignoring case', async () => {
-      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr', 'purrr', 'tidyr'\?/);
+      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr', 'nlme', 'purrr'\?/);
       expect((await validate('GGPLOT2::ggplot(x)')).errors[0]?.message).toMatch(/Did you mean 'ggplot2'\?/);
     });
 
@@ -92,5 +92,30 @@ describe('check namespace-package', () => {
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });
+  });
+});
+
+describe('allowed dependencies', () => {
+  it('are each installed by the image (the manifest lists them) and never blocked', async () => {
+    const { loadRules } = await import('../../../../layers/rules/rules.ts');
+    const { loadManifest } = await import('../../../../layers/packages/manifest.ts');
+    const rules = loadRules();
+    const installed = new Set(loadManifest().installed ?? []);
+    const blocked = new Set(rules.packages.blocked.map((b) => b.name));
+    for (const name of rules.packages.allowedDependencies.groups.flatMap((g) => g.names)) {
+      expect(installed.has(name), name).toBe(true);
+      expect(blocked.has(name), name).toBe(false);
+    }
+  });
+
+  it.each([['library(nlme)'], ['lattice::xyplot(y ~ x, data = d)'], ['x <- stringi::stri_trans_toupper("a")'], ['scales::percent(0.5)']])(
+    'accepts %s',
+    async (script) => {
+      expect(await errorsOf(script)).toEqual([]);
+    },
+  );
+
+  it.each([['library(R6)', 'R6'], ['glue::glue("{x}")', 'glue'], ['TTR::stockSymbols()', 'TTR']])('still rejects %s', async (script, pkg) => {
+    expect(await errorsOf(script)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
   });
 });
