@@ -114,6 +114,15 @@ describe('<<- into an enclosing function of the script', () => {
   });
 });
 
+it('an allowed dependency (nlme) loads and fits, accepted by both', async () => {
+  const { statically, atRuntime, response } = await verdicts(
+    'library(nlme)\nfit <- lme(distance ~ age, data = Orthodont, random = ~ 1 | Subject)\nround(unname(fixef(fit))[2], 3)',
+  );
+  expect(statically).toEqual([]);
+  expect(atRuntime).toEqual([]);
+  expect(response).toMatchObject({ status: 'ok', value: { json: 0.66 } });
+});
+
 describe('requireNamespace() guards on an absent package', () => {
   it('the guarded branch is not judged by either, and R skips it', async () => {
     const script = 'fit <- if (requireNamespace("brms", quietly = TRUE)) {\n  brms::brm(y ~ x, data = d)\n} else {\n  "fallback"\n}\nfit';
