@@ -9,6 +9,11 @@ nearest_packages <- function(pkg, candidates, count = 3L, max_distance = 3L) {
   utils::head(candidates[near][order(distance[near], candidates[near], method = "radix")], count)
 }
 
+dependency_only <- paste(
+  " It is installed only as a dependency of the packages a script may load,",
+  "not for scripts to load themselves."
+)
+
 package_unavailable <- function(pkg, policy) {
   why <- policy$blocked_packages[pkg]
   if (!is.na(why)) {
@@ -18,7 +23,9 @@ package_unavailable <- function(pkg, policy) {
   if (!is.null(members)) return(meta_package_message(pkg, members, policy$allowed_packages))
   near <- nearest_packages(pkg, policy$allowed_packages)
   hint <- if (length(near) > 0L) sprintf(" Did you mean %s?", paste0("'", near, "'", collapse = ", ")) else ""
-  sprintf("Package '%s' is not available in jube-r.%s GET /packages lists every installed package.", pkg, hint)
+  # The library here is the one the manifest's installed list was read from.
+  why <- if (length(find.package(pkg, quiet = TRUE)) > 0L) dependency_only else ""
+  sprintf("Package '%s' is not available in jube-r.%s%s GET /packages lists every installed package.", pkg, why, hint)
 }
 
 # A meta-package (the tidyverse): the installed members to load instead, and the others.

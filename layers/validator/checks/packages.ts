@@ -2,6 +2,9 @@
 import type { CompiledRules } from '../context.ts';
 import { nearest } from '../suggest.ts';
 
+/** Why an installed package is refused: it came with another (packages.allowedDependencies lists those scripts may load). */
+export const DEPENDENCY_ONLY = ' It is installed only as a dependency of the packages a script may load, not for scripts to load themselves.';
+
 /** How many nearby package names a rejection suggests. */
 export const SUGGESTED_PACKAGES = 3;
 
@@ -19,7 +22,8 @@ export function packageNotAllowedMessage(name: string, rules: CompiledRules): st
   if (members !== undefined) return metaPackageMessage(name, members, new Set(loadable));
   const near = nearest(name, loadable, SUGGESTED_PACKAGES);
   const hint = near.length > 0 ? ` Did you mean ${near.map((p) => `'${p}'`).join(', ')}?` : '';
-  return `Package '${name}' is not available in jube-r.${hint} GET /packages lists every installed package.`;
+  const why = rules.installedPackages.has(name) ? DEPENDENCY_ONLY : '';
+  return `Package '${name}' is not available in jube-r.${why}${hint} GET /packages lists every installed package.`;
 }
 
 /**

@@ -58,3 +58,12 @@ case("an rlang export off its list is refused with the rules' reason, worded as 
             rlang_rules$refused$is_installed, listed)
   )
 })
+case("an installed package that is not allowed says it is only a dependency, as the TypeScript validator does", {
+  expect_true(startsWith(
+    runner$package_unavailable("R6", policy),
+    paste(
+      "Package 'R6' is not available in jube-r. It is installed only as a dependency of the packages a script may load,",
+      "not for scripts to load themselves."
+    )
+  ))
+})

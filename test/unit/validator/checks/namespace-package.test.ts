@@ -115,7 +115,12 @@ describe('allowed dependencies', () => {
     },
   );
 
-  it.each([['library(R6)', 'R6'], ['glue::glue("{x}")', 'glue'], ['TTR::stockSymbols()', 'TTR']])('still rejects %s', async (script, pkg) => {
-    expect(await errorsOf(script)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
+  it.each([['library(R6)', 'R6'], ['glue::glue("{x}")', 'glue'], ['TTR::stockSymbols()', 'TTR']])('still rejects %s, saying why', async (script, pkg) => {
+    const result = await validate(script);
+    expect(result.errors.map((e) => `${e.code}:${e.symbol}`)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
+    // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
+    expect(result.errors[0]?.message).toMatch(
+      new RegExp(`^Package '${pkg}' is not available in jube-r\\. It is installed only as a dependency of the packages a script may load, not for scripts to load themselves\\.`),
+    );
   });
 });
