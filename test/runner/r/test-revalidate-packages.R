@@ -41,7 +41,7 @@ case("a meta-package names its installed members to load, word for word as the T
     )
   )
 })
-case("an rlang export off its list is refused with the rules' reason, worded as the TypeScript validator does", {
+case("an rlang export off its list is refused with the rules' reason, as the TypeScript validator words it", {
   rlang_rules <- Filter(function(p) p$name == "rlang", rules$packages$namedExports$packages)[[1L]]
   listed <- paste(unlist(lapply(rlang_rules$groups, function(g) g$names)), collapse = ", ")
   why <- Filter(function(b) b$name == "rlang", rules$packages$blocked)[[1L]]$why
@@ -62,8 +62,8 @@ case("an installed package that is not allowed says it is only a dependency, as 
   expect_true(startsWith(
     runner$package_unavailable("R6", policy),
     paste(
-      "Package 'R6' is not available in jube-r. It is installed only as a dependency of the packages a script may load,",
-      "not for scripts to load themselves."
+      "Package 'R6' is not available in jube-r. It is installed only as a dependency of the packages",
+      "a script may load, not for scripts to load themselves."
     )
   ))
 })
