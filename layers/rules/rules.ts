@@ -25,6 +25,23 @@ export const ScriptRulesSchema = z.strictObject({
     metaPackages: z.array(z.strictObject({ name: z.string().min(1), members: z.array(z.string().min(1)).min(1) })),
     baseAllowed: z.array(z.string().min(1)),
     blocked: z.array(z.strictObject({ name: z.string().min(1), why: z.string().min(1) })),
+    /** Installed dependencies of the declared packages that a script may load too, each group with its reason. */
+    allowedDependencies: z.strictObject({
+      why: z.string().min(1),
+      groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
+    }),
+    /** Blocked packages whose listed functions may still be called as `pkg::name`, each group with its reason. */
+    namedExports: z.strictObject({
+      why: z.string().min(1),
+      packages: z.array(
+        z.strictObject({
+          name: z.string().min(1),
+          groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
+          /** Exports a script might expect in the list, with why they are not and what to write instead. */
+          refused: z.record(z.string().min(1), z.string().min(1)),
+        }),
+      ),
+    }),
   }),
   options: z.strictObject({
     functions: z.array(z.string().min(1)),
@@ -70,6 +87,8 @@ export const ScriptRulesSchema = z.strictObject({
       valuePattern: z.string().min(1),
     }),
     savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    /** advice: what a refused superassignment's error suggests; both of its forms pass and run. */
+    superassignment: z.strictObject({ why: z.string().min(1), operators: z.array(z.string().min(1)), advice: z.string().min(1) }),
   }),
   variables: z.strictObject({
     maxCount: z.number().int().positive(),
@@ -108,8 +127,17 @@ export function forbiddenSymbolIndex(rules: ScriptRules): ReadonlyMap<string, st
   return index;
 }
 
-/** Packages a script may load: the base set plus everything packages.R installs, minus the blocked list. */
+/**
+ * Packages a script may load: the base set, everything packages.R declares and the allowed
+ * dependencies it installs with them, minus the blocked list.
+ */
 export function allowedPackages(rules: ScriptRules, declared: readonly string[]): ReadonlySet<string> {
   const blocked = new Set(rules.packages.blocked.map((p) => p.name));
-  return new Set([...rules.packages.baseAllowed, ...declared].filter((p) => !blocked.has(p)));
+  const dependencies = rules.packages.allowedDependencies.groups.flatMap((g) => g.names);
+  return new Set([...rules.packages.baseAllowed, ...declared, ...dependencies].filter((p) => !blocked.has(p)));
+}
+
+/** A package -> the exports a script may name as `pkg::name` although the package itself is blocked. */
+export function namedExports(rules: ScriptRules): ReadonlyMap<string, ReadonlySet<string>> {
+  return new Map(rules.packages.namedExports.packages.map((p) => [p.name, new Set(p.groups.flatMap((g) => g.names))]));
 }

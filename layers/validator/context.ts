@@ -5,7 +5,7 @@
  */
 import type { Node, Point } from 'web-tree-sitter';
 import type { ScriptRules } from '../rules/rules.ts';
-import { allowedPackages, forbiddenSymbolIndex } from '../rules/rules.ts';
+import { allowedPackages, forbiddenSymbolIndex, namedExports } from '../rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
 import type { Interest } from './candidates.ts';
 import { decodeName, decodeStringLiteral } from './r-strings.ts';
@@ -53,6 +53,10 @@ export interface CompiledRules {
   readonly blockedPackages: ReadonlyMap<string, string>;
   /** A meta-package's name -> the packages it attaches (script-rules.json packages.metaPackages). */
   readonly metaPackages: ReadonlyMap<string, readonly string[]>;
+  /** A blocked package -> the exports a script may still call as `pkg::name` (packages.namedExports). */
+  readonly namedExports: ReadonlyMap<string, ReadonlySet<string>>;
+  /** `pkg::name` -> why that export of a named-exports package is not among them. */
+  readonly refusedExports: ReadonlyMap<string, string>;
   readonly installedPackages: ReadonlySet<string>;
   readonly installedPackageList: readonly string[];
   readonly optionFunctions: ReadonlySet<string>;
@@ -88,6 +92,9 @@ export interface CompiledRules {
   readonly environmentSettings: { readonly functions: ReadonlySet<string>; readonly names: ReadonlySet<string>; readonly valuePattern: RegExp };
   /** relaxations.localBlocks. */
   readonly localFunctions: ReadonlySet<string>;
+  /** relaxations.superassignment: blocked operators allowed when their target is bound in an enclosing script scope. */
+  readonly superassignOperators: ReadonlySet<string>;
+  readonly superassignAdvice: string;
   /** relaxations.savedOptions: the functions whose saved list may be given back to them. */
   readonly savedOptionsFunctions: ReadonlySet<string>;
 }
@@ -117,6 +124,10 @@ export function compileRules(
     allowedPackages: allowedPackages(rules, declared),
     blockedPackages: new Map(rules.packages.blocked.map((p) => [p.name, p.why])),
     metaPackages: new Map(rules.packages.metaPackages.map((p) => [p.name, p.members])),
+    namedExports: namedExports(rules),
+    refusedExports: new Map(
+      rules.packages.namedExports.packages.flatMap((p) => Object.entries(p.refused).map(([name, why]) => [`${p.name}::${name}`, why])),
+    ),
     installedPackages: installed,
     installedPackageList: [...installed].sort(),
     optionFunctions: new Set(rules.options.functions),
@@ -136,6 +147,8 @@ export function compileRules(
     literalNameFunctions: new Map(Object.entries(relax.literalFunctionNames.functions)),
     refusedLiteralNames: new Set(relax.literalFunctionNames.refusedNames),
     localFunctions: new Set(relax.localBlocks.functions),
+    superassignOperators: new Set(relax.superassignment.operators),
+    superassignAdvice: relax.superassignment.advice,
     dataArguments: new Set(relax.dataNames.dataArguments),
     attachFunctions: new Set(relax.attachedFrames.functions),
     attachOtherArguments: new Set(relax.attachedFrames.otherArguments),

@@ -73,7 +73,7 @@ interface Argument {
   readonly value: Node | null;
 }
 
-function argumentsOf(call: Node): Argument[] {
+export function argumentsOf(call: Node): Argument[] {
   const list = call.childForFieldName('arguments')?.namedChildren ?? [];
   return list
     .filter((a): a is Node => a?.type === NodeKind.argument)

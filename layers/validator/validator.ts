@@ -16,6 +16,7 @@ import type {
   ValidationErrorCode,
   ValidationResult,
 } from '../contract/validation.ts';
+import { absentPackageGuards, inSkipped } from './absent-guards.ts';
 import { CHECKS } from './checks/index.ts';
 import { compileRules } from './context.ts';
 import type { CompiledRules, Findings } from './context.ts';
@@ -164,7 +165,12 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
         };
         if (full) walkTree(tree, walkOptions);
         else walkCandidates(tree, findCandidates(script, interest), walkOptions);
-        return finish(start, collector.errors, collector.lints);
+        // Findings in a branch R never runs (a guard on an absent package) are dropped, unless the
+        // collector filled up: then some finding outside it may be missing, and all are kept.
+        const skipped = collector.full() ? [] : absentPackageGuards(tree, script, compiled.installedPackages, collector.facts);
+        const kept = <T extends { line: number; column: number }>(list: T[]): T[] =>
+          skipped.length === 0 ? list : list.filter((f) => !inSkipped(skipped, f.line, f.column));
+        return finish(start, kept(collector.errors), kept(collector.lints));
       } finally {
         tree.delete();
       }

@@ -83,7 +83,11 @@ relaxed_call_verdict <- function(parsed, i, name, policy) {
     names(policy$literal_functions), policy$local_functions, policy$env_setting_functions, policy$attach_functions
   )
   if (!(name %in% relaxed)) return(NULL)
-  if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT")) return(sprintf("write %s() without pkg::", name))
+  via_base <- name %in% policy$local_functions && parsed$previous_token[[i]] == "NS_GET" && i > 2L &&
+    parsed$tokens$text[[i - 2L]] == "base"
+  if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT") && !via_base) {
+    return(sprintf("write %s() without pkg::", name))
+  }
   site <- call_site(parsed, i)
   problem <- if (name %in% policy$local_functions) {
     local_call_problem(name, site)

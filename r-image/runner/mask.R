@@ -122,13 +122,21 @@ safe_replacements <- list(
   q = list(pkg = "base", fun = script_quit)
 )
 
-# `pkg::name` as the script sees it: allowed packages only, no forbidden name, no environment.
+# `pkg::name` as the script sees it: allowed packages (or a listed export of a named-exports
+# package, rlang::sym) only, no forbidden name, no environment.
 checked_ns_get <- function(policy) {
   get_exported <- base::getExportedValue
   function(pkg, name) {
     pkg <- as.character(substitute(pkg))
     name <- as.character(substitute(name))
-    if (!(pkg %in% policy$allowed_packages)) refuse(sprintf("package '%s' is not available in jube-r", pkg))
+    exports <- policy$named_exports[[pkg]]
+    if (!is.null(exports) && !(name %in% exports)) refuse(named_export_unavailable(pkg, name, policy))
+    if (is.null(exports) && !(pkg %in% policy$allowed_packages)) {
+      refuse(sprintf("package '%s' is not available in jube-r", pkg))
+    }
+    # base::local() is the script's local(), as the validators treat it.
+    if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
+    if (pkg == "base" && name == "requireNamespace") return(safe_require_namespace(policy))
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)
@@ -148,6 +156,8 @@ make_mask <- function(policy) {
   for (name in policy$forbidden) assign(name, forbidden_stub(name), envir = mask)
   assign(":::", forbidden_stub(":::"), envir = mask)
   assign("::", checked_ns_get(policy), envir = mask)
+  assign("<<-", make_safe_superassign(mask, policy$superassign_advice), envir = mask)
+  assign("requireNamespace", safe_require_namespace(policy), envir = mask)
   for (name in names(safe_replacements)) {
     safe <- safe_replacements[[name]]
     if (safe$pkg %in% policy$allowed_packages) assign(name, safe$fun, envir = mask)

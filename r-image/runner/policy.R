@@ -29,6 +29,14 @@ compile_policy <- function(rules, allowed_packages) {
       lapply(rules$packages$metaPackages, function(m) strings(m$members)),
       vapply(rules$packages$metaPackages, function(m) m$name, character(1))
     ),
+    named_exports = stats::setNames(
+      lapply(rules$packages$namedExports$packages, function(p) strings(lapply(p$groups, function(g) g$names))),
+      vapply(rules$packages$namedExports$packages, function(p) p$name, character(1))
+    ),
+    refused_exports = unlist(lapply(rules$packages$namedExports$packages, function(p) {
+      if (length(p$refused) == 0L) return(NULL)
+      stats::setNames(strings(p$refused), paste0(p$name, "::", names(p$refused)))
+    })),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     option_functions = strings(rules$options$functions),
@@ -44,6 +52,8 @@ compile_policy <- function(rules, allowed_packages) {
     literal_functions = relax$literalFunctionNames$functions,
     refused_literal_names = strings(relax$literalFunctionNames$refusedNames),
     local_functions = strings(relax$localBlocks$functions),
+    superassign_operators = strings(relax$superassignment$operators),
+    superassign_advice = relax$superassignment$advice,
     data_arguments = strings(relax$dataNames$dataArguments),
     attach_functions = strings(relax$attachedFrames$functions),
     attach_other_args = strings(relax$attachedFrames$otherArguments),

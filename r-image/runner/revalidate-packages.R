@@ -9,6 +9,11 @@ nearest_packages <- function(pkg, candidates, count = 3L, max_distance = 3L) {
   utils::head(candidates[near][order(distance[near], candidates[near], method = "radix")], count)
 }
 
+dependency_only <- paste(
+  " It is installed only as a dependency of the packages a script may load,",
+  "not for scripts to load themselves."
+)
+
 package_unavailable <- function(pkg, policy) {
   why <- policy$blocked_packages[pkg]
   if (!is.na(why)) {
@@ -18,7 +23,9 @@ package_unavailable <- function(pkg, policy) {
   if (!is.null(members)) return(meta_package_message(pkg, members, policy$allowed_packages))
   near <- nearest_packages(pkg, policy$allowed_packages)
   hint <- if (length(near) > 0L) sprintf(" Did you mean %s?", paste0("'", near, "'", collapse = ", ")) else ""
-  sprintf("Package '%s' is not available in jube-r.%s GET /packages lists every installed package.", pkg, hint)
+  # The library here is the one the manifest's installed list was read from.
+  why <- if (length(find.package(pkg, quiet = TRUE)) > 0L) dependency_only else ""
+  sprintf("Package '%s' is not available in jube-r.%s%s GET /packages lists every installed package.", pkg, why, hint)
 }
 
 # A meta-package (the tidyverse): the installed members to load instead, and the others.
@@ -34,8 +41,35 @@ meta_package_message <- function(pkg, members, loadable) {
   sprintf("Package '%s' is not available in jube-r as one package.%s%s", pkg, load, missing)
 }
 
+# An export of a named-exports package (rlang) that is not in its list, worded as the TypeScript
+# validator's namedExportMessage().
+named_export_unavailable <- function(pkg, name, policy) {
+  why <- policy$refused_exports[paste0(pkg, "::", name)]
+  if (is.null(why) || is.na(why)) why <- sprintf("%s is blocked: %s", pkg, policy$blocked_packages[[pkg]])
+  sprintf(
+    "'%s::%s' is not available in jube-r: %s Of %s, a script may call only %s, as %s::name.",
+    pkg, name, why, pkg, paste(policy$named_exports[[pkg]], collapse = ", "), pkg
+  )
+}
+
+# The name after `pkg::` (token i is the package): "" when the parse data has none there.
+namespace_name <- function(parsed, i) {
+  if (i + 2L > nrow(parsed$tokens)) return("")
+  text <- parsed$tokens$text[[i + 2L]]
+  if (parsed$tokens$token[[i + 2L]] == "STR_CONST") string_value(text) else strip_quotes(text)
+}
+
 check_namespace_package <- function(parsed, i, policy, add) {
   pkg <- strip_quotes(parsed$tokens$text[[i]])
+  exports <- policy$named_exports[[pkg]]
+  if (!is.null(exports)) {
+    name <- namespace_name(parsed, i)
+    if (!(name %in% exports)) {
+      add("PACKAGE_NOT_ALLOWED", named_export_unavailable(pkg, name, policy), parsed$tokens$line1[[i]],
+          parsed$tokens$col1[[i]], pkg)
+    }
+    return(invisible())
+  }
   if (!(pkg %in% policy$allowed_packages)) {
     add("PACKAGE_NOT_ALLOWED", package_unavailable(pkg, policy), parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], pkg)
   }

@@ -43,7 +43,7 @@ check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL) 
       }
     }
   }
-  list(exprs = parsed$exprs, errors = findings$errors())
+  list(exprs = parsed$exprs, errors = drop_guarded(findings$errors(), absent_package_guards(parsed, policy)))
 }
 
 report_parse_error <- function(error, tree_sitter_symbols, add) {
@@ -98,10 +98,12 @@ check_forbidden_symbol <- function(parsed, i, policy, add) {
 
 check_blocked_operator <- function(parsed, i, policy, add) {
   text <- parsed$tokens$text[[i]]
-  if (text %in% policy$blocked_operators) {
-    add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed", text),
-      parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], text)
-  }
+  if (!(text %in% policy$blocked_operators)) return(invisible())
+  relaxed <- text %in% policy$superassign_operators
+  if (relaxed && superassign_stays_in_script(parsed, i, policy)) return(invisible())
+  advice <- if (relaxed) sprintf("; instead, %s", policy$superassign_advice) else ""
+  add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed%s", text, advice),
+    parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], text)
 }
 
 # A string where a name is looked up: after `::`, called, or given where a function is expected.

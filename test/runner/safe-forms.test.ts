@@ -54,6 +54,94 @@ it('attach() of something that is not a data frame of atomic columns is refused 
   expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('attach() of anything but a data frame') });
 });
 
+describe('rlang, blocked but for its named exports', () => {
+  it('group_by(!!rlang::sym(grp)) passes both and runs', async () => {
+    const { statically, atRuntime, response } = await verdicts(
+      'library(dplyr)\ngrp <- "cyl"\nout <- mtcars |> group_by(!!rlang::sym(grp)) |> summarise(n = n())\nout$n',
+    );
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: [11, 7, 14] } });
+  });
+
+  it('rlang::abort fails the script with its message, as stop() would', async () => {
+    const { statically, response } = await verdicts('rlang::abort("no rows")');
+    expect(statically).toEqual([]);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('no rows') });
+  });
+
+  it.each(['rlang::eval_tidy(quote(1))', 'e <- rlang::env()', 'rlang::is_installed("dplyr")'])(
+    '%s is refused by both with the same code',
+    async (script) => {
+      const { statically, atRuntime } = await verdicts(script);
+      expect(statically).toEqual(['PACKAGE_NOT_ALLOWED:rlang']);
+      expect(atRuntime).toEqual(statically);
+    },
+  );
+});
+
+describe('<<- into an enclosing function of the script', () => {
+  it.each([
+    ['a counter closure', 'make_counter <- function() { i <- 0; function() { i <<- i + 1; i } }\nnext_id <- make_counter()\nnext_id()\nnext_id()', 2],
+    ['a closure made by base::local()', 'tick <- base::local({ n <- 0; function() n <<- n + 1 })\ntick()\ntick()', 2],
+    ['a memo', 'memo <- function() { cache <- list(); function(k) { cache[[k]] <<- nchar(k); cache } }\nm <- memo()\nm("ab")\nlength(m("abc"))', 2],
+  ])('%s passes both and runs', async (_, script, value) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: value } });
+  });
+
+  it.each(['x <<- 1', 'x <- 0\nf <- function() x <<- x + 1', 'local({ x <- 1; x <<- 2 })'])(
+    '%s is refused by both with the same code, advising a form that passes both and runs',
+    async (script) => {
+      const { statically, atRuntime } = await verdicts(script);
+      expect(statically).toContain('BLOCKED_OPERATOR:<<-');
+      expect(atRuntime).toEqual(statically);
+      const advice = loadRules().relaxations.superassignment.advice;
+      const example = `${advice.slice(advice.indexOf('make_counter'))}\nnext_id <- make_counter()\nnext_id()`;
+      const followed = await verdicts(example);
+      expect(followed.statically).toEqual([]);
+      expect(followed.atRuntime).toEqual([]);
+      expect(followed.response).toMatchObject({ status: 'ok', value: { json: 1 } });
+    },
+  );
+
+  it('a target the enclosing function binds only on some paths is refused at run time when it is not bound', async () => {
+    const { statically, response } = await verdicts('f <- function(go) { if (go) x <- 0; function() x <<- 1 }\ng <- f(FALSE)\ng()');
+    expect(statically).toEqual([]);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining("'<<-' may only update a variable of an enclosing function") });
+  });
+});
+
+it('an allowed dependency (nlme) loads and fits, accepted by both', async () => {
+  const { statically, atRuntime, response } = await verdicts(
+    'library(nlme)\nfit <- lme(distance ~ age, data = Orthodont, random = ~ 1 | Subject)\nround(unname(fixef(fit))[2], 3)',
+  );
+  expect(statically).toEqual([]);
+  expect(atRuntime).toEqual([]);
+  expect(response).toMatchObject({ status: 'ok', value: { json: 0.66 } });
+});
+
+describe('requireNamespace() guards on an absent package', () => {
+  it('the guarded branch is not judged by either, and R skips it', async () => {
+    const script = 'fit <- if (requireNamespace("brms", quietly = TRUE)) {\n  brms::brm(y ~ x, data = d)\n} else {\n  "fallback"\n}\nfit';
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: 'fallback' } });
+  });
+
+  it.each([
+    ['an installed but blocked package', 'if (requireNamespace("processx", quietly = TRUE)) processx::run("id")', 'PACKAGE_NOT_ALLOWED:processx'],
+    ['the else branch', 'if (requireNamespace("brms", quietly = TRUE)) 1 else system("id")', 'FORBIDDEN_SYMBOL:system'],
+  ])('%s is still refused by both with the same code', async (_, script, code) => {
+    const { statically, atRuntime } = await verdicts(script);
+    expect(statically).toContain(code);
+    expect(atRuntime).toEqual(statically);
+  });
+});
+
 describe('their refused neighbours: refused by both, with the same codes', () => {
   it.each([
     ['options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],

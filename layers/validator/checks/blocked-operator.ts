@@ -1,10 +1,9 @@
 /** The operators the rules block (`<<-`, `->>`, `:::`), wherever they appear. */
 import { NodeKind } from '../context.ts';
 import type { Check } from '../context.ts';
+import { superassignStaysInScript } from '../superassign.ts';
 
 const ADVICE: Readonly<Record<string, string>> = {
-  '<<-': 'assign with <- and return values from functions',
-  '->>': 'assign with <- (or ->) and return values from functions',
   ':::': 'use the exported function with pkg::name',
 };
 
@@ -16,7 +15,9 @@ export const blockedOperator: Check = {
     const op = visit.frame.op;
     const why = findings.rules.blockedOperators.get(op);
     if (why === undefined) return;
+    if (findings.rules.superassignOperators.has(op) && superassignStaysInScript(visit.node(), findings.rules.localFunctions)) return;
     const at = visit.node().childForFieldName('operator')?.startPosition;
-    findings.error('BLOCKED_OPERATOR', `The operator \`${op}\` is not allowed: ${why} Instead, ${ADVICE[op] ?? 'remove it'}.`, op, at);
+    const advice = findings.rules.superassignOperators.has(op) ? findings.rules.superassignAdvice : ADVICE[op];
+    findings.error('BLOCKED_OPERATOR', `The operator \`${op}\` is not allowed: ${why} Instead, ${advice ?? 'remove it'}.`, op, at);
   },
 };

@@ -70,8 +70,12 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
   const rules = findings.rules;
   const relaxable =
     rules.literalNameFunctions.has(name) || rules.localFunctions.has(name) || rules.environmentSettings.functions.has(name) || rules.attachFunctions.has(name);
-  if (visit.ancestor(1)?.type !== NodeKind.call) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
-  const call = visit.node().parent!;
+  // `base::local(...)` is `local(...)`: base is where the plain name resolves to anyway.
+  const viaBase =
+    rules.localFunctions.has(name) && visit.ancestor(1)?.type === NodeKind.namespaceOperator && visit.ancestor(1)?.calleePackage === 'base' &&
+    visit.field === 'rhs' && visit.ancestor(2)?.type === NodeKind.call && visit.ancestor(1)?.field === 'function';
+  if (visit.ancestor(1)?.type !== NodeKind.call && !viaBase) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
+  const call = viaBase ? visit.node().parent!.parent! : visit.node().parent!;
   if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules) ?? null;
   if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
   if (rules.environmentSettings.functions.has(name)) return environmentSettingProblem(name, call, rules) ?? null;

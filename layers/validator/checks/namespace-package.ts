@@ -1,7 +1,10 @@
-/** `pkg::name` may only name an allowed package (`:::` is the blocked-operator check's). */
+/**
+ * `pkg::name` may only name an allowed package, or a listed export of a named-exports package
+ * (`rlang::sym`); `:::` is the blocked-operator check's.
+ */
 import { NodeKind } from '../context.ts';
 import type { Check } from '../context.ts';
-import { packageNotAllowedMessage } from './packages.ts';
+import { namedExportMessage, packageNotAllowedMessage } from './packages.ts';
 
 export const namespacePackage: Check = {
   summary: 'pkg::name must name an allowed package.',
@@ -10,6 +13,12 @@ export const namespacePackage: Check = {
   visit(visit, findings) {
     const pkg = visit.frame.calleePackage;
     if (pkg === '' || findings.rules.allowedPackages.has(pkg)) return;
+    const exports = findings.rules.namedExports.get(pkg);
+    if (exports !== undefined) {
+      const name = visit.frame.nsName;
+      if (!exports.has(name)) findings.error('PACKAGE_NOT_ALLOWED', namedExportMessage(pkg, name, findings.rules), pkg);
+      return;
+    }
     findings.error('PACKAGE_NOT_ALLOWED', packageNotAllowedMessage(pkg, findings.rules), pkg);
   },
 };

@@ -2,6 +2,9 @@
 import type { CompiledRules } from '../context.ts';
 import { nearest } from '../suggest.ts';
 
+/** Why an installed package is refused: it came with another (packages.allowedDependencies lists those scripts may load). */
+export const DEPENDENCY_ONLY = ' It is installed only as a dependency of the packages a script may load, not for scripts to load themselves.';
+
 /** How many nearby package names a rejection suggests. */
 export const SUGGESTED_PACKAGES = 3;
 
@@ -19,7 +22,8 @@ export function packageNotAllowedMessage(name: string, rules: CompiledRules): st
   if (members !== undefined) return metaPackageMessage(name, members, new Set(loadable));
   const near = nearest(name, loadable, SUGGESTED_PACKAGES);
   const hint = near.length > 0 ? ` Did you mean ${near.map((p) => `'${p}'`).join(', ')}?` : '';
-  return `Package '${name}' is not available in jube-r.${hint} GET /packages lists every installed package.`;
+  const why = rules.installedPackages.has(name) ? DEPENDENCY_ONLY : '';
+  return `Package '${name}' is not available in jube-r.${why}${hint} GET /packages lists every installed package.`;
 }
 
 /**
@@ -32,4 +36,14 @@ function metaPackageMessage(name: string, members: readonly string[], loadable: 
   const load = here.length > 0 ? ` Load the packages it would attach instead: ${here.map((m) => `library(${m})`).join('; ')}.` : '';
   const missing = absent.length > 0 ? ` Not available: ${absent.join(', ')}.` : '';
   return `Package '${name}' is not available in jube-r as one package.${load}${missing}`;
+}
+
+/**
+ * An export of a named-exports package (rlang) that is not in its list: why, when the rules say,
+ * and the functions of it a script may call. revalidate-packages.R words it the same way.
+ */
+export function namedExportMessage(pkg: string, name: string, rules: CompiledRules): string {
+  const why = rules.refusedExports.get(`${pkg}::${name}`) ?? `${pkg} is blocked: ${rules.blockedPackages.get(pkg) ?? ''}`;
+  const listed = [...(rules.namedExports.get(pkg) ?? [])].join(', ');
+  return `'${pkg}::${name}' is not available in jube-r: ${why} Of ${pkg}, a script may call only ${listed}, as ${pkg}::name.`;
 }

@@ -26,6 +26,13 @@ case(":: answers the runner's safe replacement", {
   expect_identical(in_script("base::attr"), runner$safe_attr)
   expect_identical(in_script("data.table::fread"), runner$safe_fread)
 })
+case(":: answers the listed exports of rlang, which is blocked, and refuses the rest", {
+  expect_identical(in_script("rlang::sym"), rlang::sym)
+  expect_identical(in_script("rlang::`%||%`"), rlang::`%||%`)
+  expect_error(in_script("rlang::eval_tidy"), "'rlang::eval_tidy' is not available in jube-r: rlang is blocked")
+  expect_error(in_script("rlang::env_get"), "Of rlang, a script may call only sym, syms,")
+  expect_error(in_script("rlang::is_installed"), "loads the namespace it asks about")
+})
 case(":: passes anything else through", expect_identical(in_script("stats::median"), stats::median))
 
 case("the mask binds every safe replacement of an allowed package", {

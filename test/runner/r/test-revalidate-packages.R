@@ -41,3 +41,29 @@ case("a meta-package names its installed members to load, word for word as the T
     )
   )
 })
+case("an rlang export off its list is refused with the rules' reason, as the TypeScript validator words it", {
+  rlang_rules <- Filter(function(p) p$name == "rlang", rules$packages$namedExports$packages)[[1L]]
+  listed <- paste(unlist(lapply(rlang_rules$groups, function(g) g$names)), collapse = ", ")
+  why <- Filter(function(b) b$name == "rlang", rules$packages$blocked)[[1L]]$why
+  expect_identical(
+    runner$named_export_unavailable("rlang", "eval_tidy", policy),
+    sprintf(
+      "'rlang::eval_tidy' is not available in jube-r: rlang is blocked: %s Of rlang, a script may call only %s, %s",
+      why, listed, "as rlang::name."
+    )
+  )
+  expect_identical(
+    runner$named_export_unavailable("rlang", "is_installed", policy),
+    sprintf("'rlang::is_installed' is not available in jube-r: %s Of rlang, a script may call only %s, as rlang::name.",
+            rlang_rules$refused$is_installed, listed)
+  )
+})
+case("an installed package that is not allowed says it is only a dependency, as the TypeScript validator does", {
+  expect_true(startsWith(
+    runner$package_unavailable("R6", policy),
+    paste(
+      "Package 'R6' is not available in jube-r. It is installed only as a dependency of the packages",
+      "a script may load, not for scripts to load themselves."
+    )
+  ))
+})

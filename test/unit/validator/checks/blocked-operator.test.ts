@@ -8,8 +8,21 @@ describe('check blocked-operator', () => {
       ['right superassignment', '1 ->> x', '->>'],
       ['superassignment in a function', 'f <- function() { counter <<- counter + 1 }', '<<-'],
       ['triple colon', 'stats:::Pillai', ':::'],
+      ['superassignment of a name only the same function binds', 'f <- function() { i <- 0; i <<- 1 }', '<<-'],
+      ['superassignment in a function nested in one that does not bind it', 'f <- function() function() x <<- 1', '<<-'],
+      ['superassignment bound only at top level', 'x <- 0\nf <- function() x <<- x + 1', '<<-'],
+      ['superassignment directly in a top-level local()', 'local({ x <- 1; x <<- 2 })', '<<-'],
+      ['superassignment of a replacement call', 'f <- function() { x <- 1; function() names(x) <<- "a" }', '<<-'],
+      ['superassignment in a local() of another package', 'f <- function() { i <- 0; withr::local({ i <<- 1 }) }', '<<-'],
     ])('rejects %s', async (_, script, op) => {
       expect(await errorsOf(script)).toContain(`BLOCKED_OPERATOR:${op}`);
+    });
+
+    it('advises a working alternative, from the rules', async () => {
+      const { loadRules } = await import('../../../../layers/rules/rules.ts');
+      const advice = loadRules().relaxations.superassignment.advice;
+      expect((await validate('x <<- 1')).errors[0]?.message).toContain(`Instead, ${advice}.`);
+      expect(await errorsOf('make_counter <- function() { i <- 0; function() { i <<- i + 1; i } }\nx <- 0\nx <- x + 1')).toEqual([]);
     });
 
     it('points at the operator', async () => {
@@ -27,6 +40,16 @@ describe('check blocked-operator', () => {
       ['operators inside strings', 'x <- "a <<- b ->> c ::: d"'],
       ['operators inside comments', 'x <- 1 # y <<- 2'],
       ['less-than a negative number', 'x < -1'],
+      ['a counter closure', 'make_counter <- function() { i <- 0; function() { i <<- i + 1; i } }'],
+      ['a parameter of the enclosing function', 'adder <- function(total) function(x) total <<- total + x'],
+      ['right superassignment of an enclosing binding', 'f <- function() { n = 0; g <- function() n + 1 ->> n; g }'],
+      ['an element of an enclosing list', 'memo <- function() { cache <- list(); function(k) cache[[k]] <<- TRUE }'],
+      ['a field of an enclosing list', 'f <- function() { s <- list(); function() s$a <<- 1 }'],
+      ['a lambda', 'f <- function() { i <- 0; g <- \\() i <<- i + 1; g }'],
+      ['a closure in local()', 'counter <- local({ i <- 0; function() { i <<- i + 1; i } })'],
+      ['a closure in base::local()', 'counter <- base::local({ i <- 0; function() { i <<- i + 1; i } })'],
+      ['a local() inside the function that binds it', 'f <- function() { i <- 0; local({ i <<- 1 }); i }'],
+      ['a binding made by a for loop', 'f <- function() { for (i in 1:3) NULL; function() i <<- 0 }'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });

@@ -9,6 +9,7 @@ describe('check namespace-package', () => {
       ['an unknown package', 'foo::bar(1)', 'foo'],
       ['a string package', '"callr"::r(function() 1)', 'callr'],
       ['a blocked package as a value', 'f <- rlang::eval_tidy', 'rlang'],
+      ['a blocked package as a value', 'f <- withr::with_dir', 'withr'],
     ])('rejects %s', async (_, script, pkg) => {
       expect(await errorsOf(script)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
     });
@@ -28,7 +29,7 @@ describe('check namespace-package', () => {
     });
 
     it('suggests up to three, nearest first, ignoring case', async () => {
-      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr', 'purrr', 'tidyr'\?/);
+      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr', 'nlme', 'purrr'\?/);
       expect((await validate('GGPLOT2::ggplot(x)')).errors[0]?.message).toMatch(/Did you mean 'ggplot2'\?/);
     });
 
@@ -40,6 +41,31 @@ describe('check namespace-package', () => {
         'library(lubridate). Not available: forcats.';
       expect((await validate('library(tidyverse)')).errors[0]?.message).toBe(expected);
       expect((await validate('tidyverse::tidyverse_packages()')).errors[0]?.message).toBe(expected);
+    });
+
+    it.each([
+      ['an rlang evaluator', 'rlang::eval_tidy(quote(1))', 'eval_tidy'],
+      ['an rlang environment function', 'e <- rlang::env()', 'env'],
+      ['rlang::exec', 'rlang::exec("sum", 1, 2)', 'exec'],
+      ['rlang::inject', 'rlang::inject(sum(!!!list(1, 2)))', 'inject'],
+      ['rlang::caller_env', 'f <- function() rlang::caller_env()', 'caller_env'],
+    ])('rejects %s: rlang is blocked but for its named exports', async (_, script, name) => {
+      const result = await validate(script);
+      expect(result.errors.map((e) => `${e.code}:${e.symbol}`)).toContain('PACKAGE_NOT_ALLOWED:rlang');
+      // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
+      expect(result.errors[0]?.message).toMatch(
+        new RegExp(`^'rlang::${name}' is not available in jube-r: rlang is blocked: .* Of rlang, a script may call only sym, syms, `),
+      );
+    });
+
+    it('says why a refused rlang export is refused and what to write instead', async () => {
+      expect((await validate('rlang::is_installed("dplyr")')).errors[0]?.message).toMatch(
+        /^'rlang::is_installed' is not available in jube-r: loads the namespace .* requireNamespace\("pkg", quietly = TRUE\)/,
+      );
+    });
+
+    it('keeps library(rlang) refused: attaching it would hand out every export', async () => {
+      expect(await errorsOf('library(rlang)')).toContain('PACKAGE_NOT_ALLOWED:rlang');
     });
 
     it('points at GET /packages when nothing is near', async () => {
@@ -55,8 +81,46 @@ describe('check namespace-package', () => {
       ['a base package', 'stats::median(1:3)'],
       ['a dotted package', 'data.table::fread("x.csv")'],
       ['a namespaced value', 'f <- purrr::map'],
+      ['rlang::sym in tidy evaluation', 'grp <- "cyl"\nmtcars |> dplyr::group_by(!!rlang::sym(grp)) |> dplyr::summarise(n = dplyr::n())'],
+      ['rlang::syms', 'cols <- rlang::syms(c("a", "b"))'],
+      ['the .data pronoun', 'dplyr::mutate(df, y = rlang::.data$x + 1)'],
+      ['rlang::enquo in a wrapper', 'f <- function(df, col) dplyr::summarise(df, m = mean(!!rlang::enquo(col)))'],
+      ['rlang::as_name and as_label', 'n <- rlang::as_name(rlang::sym("x"))\nl <- rlang::as_label(quote(a + b))'],
+      ['rlang::abort, warn, inform', 'f <- function(x) if (x < 0) rlang::abort("negative") else rlang::inform("ok")'],
+      ['rlang\'s null default', 'x <- NULL %||% 1\ny <- rlang::`%||%`(NULL, 2)'],
+      ['rlang type predicates', 'ok <- rlang::is_string("a") && rlang::is_character("b") && !rlang::is_null(1) && rlang::is_true(TRUE)'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });
+  });
+});
+
+describe('allowed dependencies', () => {
+  it('are each installed by the image (the manifest lists them) and never blocked', async () => {
+    const { loadRules } = await import('../../../../layers/rules/rules.ts');
+    const { loadManifest } = await import('../../../../layers/packages/manifest.ts');
+    const rules = loadRules();
+    const installed = new Set(loadManifest().installed ?? []);
+    const blocked = new Set(rules.packages.blocked.map((b) => b.name));
+    for (const name of rules.packages.allowedDependencies.groups.flatMap((g) => g.names)) {
+      expect(installed.has(name), name).toBe(true);
+      expect(blocked.has(name), name).toBe(false);
+    }
+  });
+
+  it.each([['library(nlme)'], ['lattice::xyplot(y ~ x, data = d)'], ['x <- stringi::stri_trans_toupper("a")'], ['scales::percent(0.5)']])(
+    'accepts %s',
+    async (script) => {
+      expect(await errorsOf(script)).toEqual([]);
+    },
+  );
+
+  it.each([['library(R6)', 'R6'], ['glue::glue("{x}")', 'glue'], ['TTR::stockSymbols()', 'TTR']])('still rejects %s, saying why', async (script, pkg) => {
+    const result = await validate(script);
+    expect(result.errors.map((e) => `${e.code}:${e.symbol}`)).toContain(`PACKAGE_NOT_ALLOWED:${pkg}`);
+    // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
+    expect(result.errors[0]?.message).toMatch(
+      new RegExp(`^Package '${pkg}' is not available in jube-r\\. It is installed only as a dependency of the packages a script may load, not for scripts to load themselves\\.`),
+    );
   });
 });
