@@ -1,0 +1,50 @@
+/**
+ * Ordinary code that base R or a package runs on the script's behalf: the runtime guards refuse
+ * only what the script itself names, so these run as they do in plain R (with the real validator
+ * in front, which accepts them), while the script's own forbidden calls stay refused.
+ */
+import { describe, expect, it } from 'vitest';
+import { acceptEverything, harness } from './helpers.ts';
+
+const h = harness();
+/** The runtime alone, to show it still refuses what the script itself names. */
+const runtimeOnly = harness({ validator: acceptEverything });
+
+async function runOk(script: string): Promise<string> {
+  const r = await h.run(script, { timeoutSeconds: 30 });
+  expect(r.error ?? null).toBeNull();
+  expect(r.status).toBe('ok');
+  return r.consoleOutput;
+}
+
+describe('what the script names itself stays refused at run time', () => {
+  it.each([
+    ['environment() inside within()', 'within(mtcars, e <- environment())\n', 'environment'],
+    ['withAutoprint() into globalenv()', 'withAutoprint({ x <- 1 }, local = FALSE)\n', 'withAutoprint(local = ) must be'],
+    ['source() of a file', 'writeLines("1", "a.R")\nsource("a.R")\n', 'source'],
+    ['.External() by name', 'library(data.table)\n.External(quote(Cfastmean), 1, FALSE)\n', '.External'],
+  ])('%s', async (_label, script, message) => {
+    const r = await runtimeOnly.run(script, { timeoutSeconds: 30 });
+    expect(['error', 'rejected']).toContain(r.status);
+    expect(JSON.stringify(r)).toContain(message);
+  }, 60_000);
+});
+
+describe('base R and packages run their own code', () => {
+  it('within() evaluates the block in a data frame', async () => {
+    expect(await runOk('d <- within(mtcars, kpl <- mpg * 0.425)\ncat(round(d$kpl[1], 3))\n')).toBe('8.925');
+  }, 60_000);
+
+  it('withAutoprint() prints each expression of its block', async () => {
+    expect(await runOk('withAutoprint({ x <- 1; x })\n')).toContain('[1] 1');
+  }, 60_000);
+
+  it('data.table\'s grouped := with mean()', async () => {
+    const out = await runOk('library(data.table)\nDT <- as.data.table(mtcars)\ninvisible(DT[, m := mean(mpg), by = cyl])\ncat(round(DT$m[1], 3))\n');
+    expect(out).toBe('19.743');
+  }, 60_000);
+
+  it('dplyr\'s mutate_at() with a ~ lambda', async () => {
+    expect(await runOk('d <- mtcars |> dplyr::mutate_at(dplyr::vars(mpg), ~ .x * 2)\ncat(d$mpg[1])\n')).toBe('42');
+  }, 60_000);
+});
