@@ -56,7 +56,7 @@ export const ScriptRulesSchema = z.strictObject({
       why: z.string().min(1),
       functions: z.record(
         z.string().min(1),
-        z.strictObject({ argument: z.string().min(1), otherArguments: z.array(z.string().min(1)) }),
+        z.strictObject({ argument: z.string().min(1), otherArguments: z.array(z.string().min(1)), refusesVariables: z.boolean() }),
       ),
       refusedNames: z.array(z.string().min(1)),
     }),

@@ -72,7 +72,7 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
     rules.literalNameFunctions.has(name) || rules.localFunctions.has(name) || rules.environmentSettings.functions.has(name) || rules.attachFunctions.has(name);
   if (visit.ancestor(1)?.type !== NodeKind.call) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
   const call = visit.node().parent!;
-  if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules) ?? null;
+  if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules, findings.facts) ?? null;
   if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
   if (rules.environmentSettings.functions.has(name)) return environmentSettingProblem(name, call, rules) ?? null;
   if (rules.attachFunctions.has(name)) return attachProblem(name, call, rules) ?? null;
