@@ -48,3 +48,8 @@ describe('base R and packages run their own code', () => {
     expect(await runOk('d <- mtcars |> dplyr::mutate_at(dplyr::vars(mpg), ~ .x * 2)\ncat(d$mpg[1])\n')).toBe('42');
   }, 60_000);
 });
+
+it('lapply() of data.table::setDT over a split: substitute() and parent.frame() see lapply\'s call', async () => {
+  const script = 'DF <- data.frame(g = c(1, 1, 2), x = 1:3)\nl <- lapply(split(DF, DF$g), data.table::setDT)\ncat(class(l[[1]])[1], nrow(l[[2]]))\n';
+  expect(await runOk(script)).toBe('data.table 1');
+}, 60_000);
