@@ -53,3 +53,7 @@ it('lapply() of data.table::setDT over a split: substitute() and parent.frame() 
   const script = 'DF <- data.frame(g = c(1, 1, 2), x = 1:3)\nl <- lapply(split(DF, DF$g), data.table::setDT)\ncat(class(l[[1]])[1], nrow(l[[2]]))\n';
   expect(await runOk(script)).toBe('data.table 1');
 }, 60_000);
+
+it('.Last.value is the value of the previous top-level expression, as in R\'s console', async () => {
+  expect(await runOk('x <- 6 * 7\ny <- .Last.value\ninvisible("quiet")\ncat(y, .Last.value)\n')).toBe('42 quiet');
+}, 60_000);
