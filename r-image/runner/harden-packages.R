@@ -7,11 +7,15 @@
 # - base's withAutoprint() runs its block through source(exprs =), stubbed below the mask since
 #   source() of a file runs code; the block is the script's own, evaluated in a contained frame;
 # - data.table's `[` rewrites mean(x) to .External(Cfastmean, x) evaluated in the script's frame;
+# - utils' unzip(), stubbed below the mask since its default method runs the unzip program:
+#   readr and vroom list a .zip input with it, so utils' binding becomes R's internal method only
+#   (no program); the script's own unzip() is still the stub;
 # - dplyr's *_at()/*_if() turn a `~` lambda into a function of the script's frame that calls
 #   rlang::quo() and base::parent.frame().
 
-# Captured before harden_runtime() stubs source() in base.
+# Captured before harden_runtime() stubs source() in base and unzip() in utils.
 real_source <- base::source
+real_unzip <- utils::unzip
 real_environment <- base::environment
 
 # `code` with each `pkg::name` call replaced by the function it names and each call headed by a
@@ -59,6 +63,11 @@ harden_base_code <- function() {
   rebind_package_function("base", "withAutoprint", autoprint)
 }
 
+harden_unzip <- function() {
+  internal <- with_prologue(real_unzip, list(quote(unzip <- "internal")))
+  for (env in package_envs("utils")) rebind(env, "unzip", internal)
+}
+
 # data.table's .optmean() builds call(".External", quote(Cfastmean), ...): built with both as values.
 harden_data_table <- function(ns) {
   fastmean <- get("Cfastmean", envir = ns)
@@ -82,6 +91,7 @@ package_code_patches <- list(data.table = harden_data_table, dplyr = harden_dply
 
 harden_package_code <- function() {
   harden_base_code()
+  harden_unzip()
   for (pkg in names(package_code_patches)) {
     patch <- package_code_patches[[pkg]]
     hook <- function(...) patch(asNamespace(pkg))

@@ -3,6 +3,7 @@
  * only what the script itself names, so these run as they do in plain R (with the real validator
  * in front, which accepts them), while the script's own forbidden calls stay refused.
  */
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { acceptEverything, harness } from './helpers.ts';
 
@@ -17,11 +18,42 @@ async function runOk(script: string): Promise<string> {
   return r.consoleOutput;
 }
 
+/** A .zip archive holding one stored (uncompressed) file, as the bytes of an R raw vector. */
+function storedZip(name: string, content: string): string {
+  const data = Buffer.from(content);
+  const file = Buffer.from(name);
+  const crc = crc32(data);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(file.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(file.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + file.length, 12);
+  end.writeUInt32LE(local.length + file.length + data.length, 16);
+  const bytes = Buffer.concat([local, file, data, central, file, end]);
+  return `as.raw(c(${[...bytes].map((b) => `0x${b.toString(16)}`).join(', ')}))`;
+}
+
 describe('what the script names itself stays refused at run time', () => {
   it.each([
     ['environment() inside within()', 'within(mtcars, e <- environment())\n', 'environment'],
     ['withAutoprint() into globalenv()', 'withAutoprint({ x <- 1 }, local = FALSE)\n', 'withAutoprint(local = ) must be'],
     ['source() of a file', 'writeLines("1", "a.R")\nsource("a.R")\n', 'source'],
+    ['unzip() by name', 'unzip("in.zip", unzip = "internal")\n', 'unzip'],
     ['.External() by name', 'library(data.table)\n.External(quote(Cfastmean), 1, FALSE)\n', '.External'],
   ])('%s', async (_label, script, message) => {
     const r = await runtimeOnly.run(script, { timeoutSeconds: 30 });
@@ -56,4 +88,9 @@ it('lapply() of data.table::setDT over a split: substitute() and parent.frame() 
 
 it('.Last.value is the value of the previous top-level expression, as in R\'s console', async () => {
   expect(await runOk('x <- 6 * 7\ny <- .Last.value\ninvisible("quiet")\ncat(y, .Last.value)\n')).toBe('42 quiet');
+}, 60_000);
+
+it('readr reads a .zip input with R\'s internal unzip method (no program)', async () => {
+  const script = `writeBin(${storedZip('a.csv', 'a,b\n1,2\n3,4\n')}, "in.zip")\nd <- readr::read_csv("in.zip", show_col_types = FALSE)\ncat(nrow(d), sum(d$b))\n`;
+  expect(await runOk(script)).toBe('2 6');
 }, 60_000);

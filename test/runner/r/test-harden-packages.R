@@ -37,3 +37,8 @@ case("data.table's grouped mean() runs in the script's frame", {
 case("dplyr's mutate_at() with a lambda runs in the script's frame", {
   expect_identical(in_script("dplyr::mutate_at(data.frame(a = 1:2), dplyr::vars(a), ~ .x * 10)")$a, c(10, 20))
 })
+case("utils' unzip() for package code is R's internal method only; the script's unzip() is the stub", {
+  package_unzip <- get("unzip", envir = asNamespace("utils"))
+  expect_error(package_unzip("none.zip", list = TRUE, unzip = "/usr/bin/unzip"), "zip file 'none.zip' cannot be opened")
+  expect_error(in_script("unzip('none.zip', list = TRUE)"), "'unzip' is not available")
+})
