@@ -94,3 +94,8 @@ it('readr reads a .zip input with R\'s internal unzip method (no program)', asyn
   const script = `writeBin(${storedZip('a.csv', 'a,b\n1,2\n3,4\n')}, "in.zip")\nd <- readr::read_csv("in.zip", show_col_types = FALSE)\ncat(nrow(d), sum(d$b))\n`;
   expect(await runOk(script)).toBe('2 6');
 }, 60_000);
+
+it('data.table::dcast() with ... ~ v: the mask\'s `~` takes `...` as the primitive does', async () => {
+  const script = 'DT <- data.table::data.table(id = c(1, 1, 2), k = c(3, 3, 4), v = c("a", "b", "a"), x = 1:3)\nw <- data.table::dcast(DT, ... ~ v, value.var = "x")\ncat(dim(w), deparse(y ~ ...))\n';
+  expect(await runOk(script)).toBe('2 4 y ~ ...');
+}, 60_000);
