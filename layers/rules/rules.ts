@@ -53,6 +53,7 @@ export const ScriptRulesSchema = z.strictObject({
   higherOrderFunctions: z.strictObject({
     why: z.string().min(1),
     names: z.array(z.string().min(1)),
+    unwrappedFunctions: z.strictObject({ why: z.string().min(1), names: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9.]*::[A-Za-z.][A-Za-z0-9._]*$/)) }),
     functionArgumentNames: z.array(z.string().min(1)),
   }),
   relaxations: z.strictObject({
@@ -73,7 +74,7 @@ export const ScriptRulesSchema = z.strictObject({
       why: z.string().min(1),
       functions: z.record(
         z.string().min(1),
-        z.strictObject({ argument: z.string().min(1), otherArguments: z.array(z.string().min(1)) }),
+        z.strictObject({ argument: z.string().min(1), otherArguments: z.array(z.string().min(1)), refusesVariables: z.boolean() }),
       ),
       refusedNames: z.array(z.string().min(1)),
     }),

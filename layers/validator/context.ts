@@ -26,6 +26,7 @@ export const NodeKind = {
   subset: 'subset',
   subset2: 'subset2',
   forStatement: 'for_statement',
+  functionDefinition: 'function_definition',
   float: 'float',
   integer: 'integer',
   true: 'true',
@@ -81,7 +82,7 @@ export interface CompiledRules {
   readonly columnSetFunctions: ReadonlySet<string>;
   readonly selectionArguments: ReadonlySet<string>;
   /** relaxations.literalFunctionNames: function -> the argument naming the function, and the others allowed. */
-  readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[] }>;
+  readonly literalNameFunctions: ReadonlyMap<string, { readonly argument: string; readonly otherArguments: readonly string[]; readonly refusesVariables: boolean }>;
   readonly refusedLiteralNames: ReadonlySet<string>;
   /** relaxations.attachedFrames: attach(df) of a frame named by a variable. */
   readonly attachFunctions: ReadonlySet<string>;
@@ -218,6 +219,8 @@ export interface ScriptFactsView {
   savedOptionsProblem(name: string): string | undefined;
   /** Whether the script binds the forbidden name `name` itself (an assignment, a loop variable or a parameter). */
   bindsName(name: string): boolean;
+  /** Whether the script binds `name` as a variable: a parameter, a loop variable, or assigned anything but a function definition. */
+  bindsAsVariable(name: string): boolean;
   /** Whether the text could give some call a data argument (`data =`): when not, no node need be asked. */
   mentionsDataArgument(): boolean;
 }

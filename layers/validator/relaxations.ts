@@ -6,7 +6,7 @@
  */
 import type { Node } from 'web-tree-sitter';
 import { NodeKind, literalName, operatorOf } from './context.ts';
-import type { CompiledRules, Findings, Visit } from './context.ts';
+import type { CompiledRules, Findings, ScriptFactsView, Visit } from './context.ts';
 import { isOrdinaryRName } from '../contract/r-names.ts';
 import { decodeStringLiteral } from './r-strings.ts';
 
@@ -89,10 +89,12 @@ const isDots = (node: Node | null): boolean => node?.type === 'dots' || node?.ty
  * Why `call` (a call of do.call()/match.fun(), named by `fn`) does not name its function
  * literally and harmlessly, or undefined when it does: the function argument (by its name, else
  * the first positional) is a symbol or string naming a syntactic, non-reserved name that is not
- * forbidden, a loader, an options() function, a higher-order function or a refused name; the other
+ * forbidden, a loader, an options() function, a higher-order function or a refused name, and a
+ * symbol is not a variable of the script where the rules say so (its value the runtime would look
+ * up as a name); the other
  * arguments are among the allowed ones (positionally too); no `...`, no pipe.
  */
-export function literalCallProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+export function literalCallProblem(fn: string, call: Node, rules: CompiledRules, facts: ScriptFactsView): string | undefined {
   const spec = rules.literalNameFunctions.get(fn)!;
   const example = fn === 'do.call' ? 'do.call(rbind, pieces) or do.call("rbind", pieces)' : `${fn}("mean")`;
   if (piped(call)) return `a pipe would hand ${fn}() its function; call it as ${example}`;
@@ -111,6 +113,11 @@ export function literalCallProblem(fn: string, call: Node, rules: CompiledRules)
   if (rules.forbidden.has(name)) return `\`${name}\` is forbidden`;
   if (rules.loaders.has(name) || rules.optionFunctions.has(name) || rules.higherOrder.has(name) || rules.refusedLiteralNames.has(name)) {
     return `call ${name}() directly: its checks read the call as written`;
+  }
+  // The runtime's version looks a name held by a variable up and refuses the names above: a
+  // variable could hold any of them, so only a function's own name is literal.
+  if (spec.refusesVariables && what?.value?.type === NodeKind.identifier && facts.bindsAsVariable(name)) {
+    return `\`${name}\` is a variable of the script, which could hold any name at run time; name the function literally, e.g. ${example}`;
   }
   return undefined;
 }

@@ -84,6 +84,7 @@ export class ScriptFacts implements ScriptFactsView {
   private columnFunctions: string | null | undefined;
   private readonly saved = new Map<string, string | null>();
   private readonly bound = new Map<string, boolean>();
+  private readonly variables = new Map<string, boolean>();
   private mayBind: Set<string> | undefined;
   private dataArgument: boolean | undefined;
 
@@ -172,6 +173,24 @@ export class ScriptFacts implements ScriptFactsView {
       this.bound.set(name, binds);
     }
     return binds;
+  }
+
+  bindsAsVariable(name: string): boolean {
+    if (!this.bindsName(name)) return false;
+    let variable = this.variables.get(name);
+    if (variable === undefined) {
+      variable = this.occurrences({ names: [name] }).some(({ node }) => {
+        const role = nodeRole(node);
+        if (role === 'parameter') return true;
+        if (role !== 'binding') return false;
+        const assignment = node.parent!;
+        if (assignment.type !== NodeKind.binaryOperator) return true;
+        const value = assignment.childForFieldName(fieldOf(assignment, node) === 'lhs' ? 'rhs' : 'lhs');
+        return value?.type !== NodeKind.functionDefinition;
+      });
+      this.variables.set(name, variable);
+    }
+    return variable;
   }
 
   private judgeSavedOptions(name: string): string | undefined {

@@ -94,6 +94,7 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
             eval(quote(print(.jube_value)), print_env)
           }
           last <- shown
+          set_last_value(shown$value)
           # Output reaches the handler as it happens, so a run the backstop kills keeps it.
           flush(stdout())
         }
@@ -136,5 +137,8 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
     if (!is.null(plot_pages)) list(plotPages = plot_pages)
   )
 }
+
+# .Last.value as R's console sets it after each top-level expression, visible or not.
+set_last_value <- function(value) rebind(baseenv(), ".Last.value", value)
 
 elapsed_since <- function(started) (proc.time() - started)[["elapsed"]]

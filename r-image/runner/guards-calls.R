@@ -165,6 +165,10 @@ bind_package_guards <- function(mask, pkg) {
   if (pkg == "base") {
     assign("~", contained_tilde, envir = mask)
     assign("~", "base", envir = guard_state$owner)
+    # `...` named in a formula (dcast(DT, ... ~ v)) is an argument of the closure above, which R
+    # expands from the caller's `...`: outside a function the mask's empty one stands in, so the
+    # call is not refused as "'...' used in an incorrect context" (the primitive never looked).
+    assign("...", NULL, envir = mask)
   }
 }
 

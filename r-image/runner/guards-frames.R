@@ -141,12 +141,22 @@ contain_function <- function(f, caller, resolve) {
     f <- get(as.character(f), envir = caller, mode = "function")
   }
   if (is.list(f) && !is.object(f)) return(lapply(f, contain_function, caller = caller, resolve = FALSE))
-  if (!is.function(f)) return(f)
+  if (!is.function(f) || is_unwrapped(f)) return(f)
   holder <- new.env(parent = caller)
   holder$fn <- f
   wrapper <- function(...) fn(...)
   environment(wrapper) <- holder
   wrapper
+}
+
+# Whether `f` is one of the rules' `unwrappedFunctions` (pkg::name, its package loaded): passed
+# as it is, since it evaluates its argument's expression in its caller's frame.
+is_unwrapped <- function(f, names = guard_state$policy$unwrapped_functions) {
+  for (name in names) {
+    parts <- strsplit(name, "::", fixed = TRUE)[[1L]]
+    if (parts[[1L]] %in% loadedNamespaces() && identical(f, getExportedValue(parts[[1L]], parts[[2L]]))) return(TRUE)
+  }
+  FALSE
 }
 
 # The copy of a higher-order function the mask binds, or NULL when it takes no function argument

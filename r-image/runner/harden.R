@@ -18,7 +18,9 @@
 # - the functions that start processes, open sockets, change the time limit or run code from a
 #   file (policy$deep_stubbed): stubs. R's own code never needs them during an analysis;
 # - methods' slot() and new(), base's getElement(), stats' model.frame.default and numericDeriv,
-#   rlang's as_function on a lambda: see harden-env.R.
+#   rlang's as_function on a lambda: see harden-env.R;
+# - base's within() and withAutoprint(), data.table's and dplyr's code run in the script's frames:
+#   see harden-packages.R.
 # What stays reachable from a leaked environment is .Internal() on a constructed call
 # (docs/script-rules.md, residual risks); the OS layers bound that.
 
@@ -105,6 +107,7 @@ harden_runtime <- function(policy) {
   for (env in package_envs("base")) rebind(env, "match.fun", guarded_lookup(base::match.fun, "FUN", guard))
   harden_environment_getters()
   harden_code_evaluators(policy)
+  harden_package_code()
   # rlang::as_function("name") looks the name up from globalenv(), past the mask (tidyr's
   # values_transform = "dget" ran a file). rlang loads with dplyr, tidyr, purrr or ggplot2, after
   # this point: patch it as it loads, before those packages copy it into their imports.

@@ -24,11 +24,13 @@ literal_call_problem <- function(name, site, policy) {
   if (length(positional) > length(allowed) - length(named)) return(takes_only)
   what <- Find(function(a) identical(a$name, spec$argument), args)
   if (is.null(what) && length(positional) > 0L) what <- positional[[1L]]
-  literal_name_problem(name, what, policy)
+  literal_name_problem(name, what, policy, if (isTRUE(spec$refusesVariables)) site$parsed)
 }
 
-# Why the argument `what` does not name a function do.call()/match.fun() may call, or NULL.
-literal_name_problem <- function(name, what, policy) {
+# Why the argument `what` does not name a function do.call()/match.fun() may call, or NULL: a
+# symbol the script binds as a variable could hold any name at run time (bindsAsVariable), checked
+# when `parsed` is given (the function's `refusesVariables`).
+literal_name_problem <- function(name, what, policy, parsed) {
   if (is.null(what) || !(what$token %in% c("SYMBOL", "STR_CONST")) || is_dots(what)) {
     return(sprintf("%s() must name its function literally", name))
   }
@@ -37,7 +39,30 @@ literal_name_problem <- function(name, what, policy) {
   if (make.names(value) != value) return(sprintf("%s() must name an ordinary function, not `%s`", name, value))
   if (value %in% policy$forbidden) return(sprintf("`%s` is forbidden", value))
   if (value %in% refused) return(sprintf("call %s() directly", value))
+  if (!is.null(parsed) && what$token == "SYMBOL" && binds_as_variable(parsed, value)) {
+    return(sprintf("`%s` is a variable of the script; name the function literally", value))
+  }
   NULL
+}
+
+# Whether the script binds `name` as a variable: a parameter, a loop variable, or assigned anything
+# but a function definition (bindsAsVariable in script-facts.ts).
+binds_as_variable <- function(parsed, name) {
+  if (!binds_name(parsed, name)) return(FALSE)
+  at <- which(parsed$tokens$token %in% c("SYMBOL", "STR_CONST", "SYMBOL_FORMALS") & token_values(parsed) == name)
+  any(vapply(at, function(k) {
+    role <- token_role(parsed, k)
+    role == "parameter" || (role == "binding" && !assigns_function(parsed$pd, parsed$tokens$parent[[k]]))
+  }, NA))
+}
+
+# Whether the assignment whose target is the expression `id` gives it a function definition.
+assigns_function <- function(pd, id) {
+  if (pd_row(pd, id)$token == "forcond") return(FALSE)
+  kids <- children_of(pd, pd_row(pd, id)$parent)
+  value <- if (kids$id[[1L]] == id) kids$id[[3L]] else kids$id[[1L]]
+  first <- children_of(pd, value)
+  nrow(first) > 0L && first$token[[1L]] %in% c("FUNCTION", "'\\\\'")
 }
 
 local_call_problem <- function(name, site) {

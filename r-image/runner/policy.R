@@ -39,6 +39,7 @@ compile_policy <- function(rules, allowed_packages) {
     })),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
+    unwrapped_functions = strings(hof$unwrappedFunctions$names),
     option_functions = strings(rules$options$functions),
     denied_options = strings(rules$options$deniedNames),
     restricted_options = lapply(rules$options$restrictedValues$names, function(values) as.numeric(unlist(values))),

@@ -2,7 +2,7 @@
  * The relaxations at run time (docs/script-rules.md, "Relaxations"): scripts the static rules
  * now accept, run through the real execute handler with host R. The relaxed forms work as analysts
  * expect, and what the static walk cannot see (a name computed at run time) is refused by the
- * script's do.call/match.fun and by the guarded reformulate. (The script's options() refusing a
+ * script's match.fun and by the guarded reformulate; do.call() of a variable is refused before it runs. (The script's options() refusing a
  * denied name has no statically accepted route to it; test/runner/r/test-safe-calls.R tests it.)
  */
 import { describe, expect, it } from 'vitest';
@@ -12,15 +12,24 @@ const h = harness();
 
 describe('execute handler: the relaxations at run time', () => {
   it.each([
-    ['a name computed for do.call', 'f <- paste0("sys", "tem")\ndo.call(f, list("echo hi"))', /do.call\(\) of 'system' is not available/],
     ['a name handed to match.fun by a caller', 'g <- function(FUN) match.fun(FUN)\ng(paste0("Sys.", "getenv"))', /match.fun\(\) of 'Sys.getenv' is not available/],
-    ['a higher-order function named at run time', 'f <- "sapply"\ndo.call(f, list(1, "system"))', /do.call\(\) of 'sapply' is not available/],
     ['formula text built to call a forbidden function', 'f <- reformulate(paste0("I(sys", "tem(\'id\'))"))', /not even inside a formula/],
     ['a column name that is no column', 'library(dplyr)\nd <- data.frame(x = 1)\nfilter(d, system == "x")', /system/],
   ])('refuses %s', async (_, script, error) => {
     const response = await h.run(script);
     expect(response.status).toBe('error');
     expect(response.error).toMatch(error);
+  });
+
+  // The script's do.call() refuses these names at run time too (test-safe-calls.R); both
+  // validators refuse the variable first, so the agent is never told such a script is valid.
+  it.each([
+    ['a name computed for do.call', 'f <- paste0("sys", "tem")\ndo.call(f, list("echo hi"))'],
+    ['a higher-order function named at run time', 'f <- "sapply"\ndo.call(f, list(1, "system"))'],
+  ])('refuses %s before it runs', async (_, script) => {
+    const response = await h.run(script);
+    expect(response.status).toBe('rejected');
+    expect(response.validation?.errors.map((e) => `${e.code}:${e.symbol ?? ''}`)).toContain('FORBIDDEN_SYMBOL:do.call');
   });
 
   it('runs the relaxed forms as R does', async () => {

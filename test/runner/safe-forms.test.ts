@@ -34,6 +34,7 @@ describe('safe forms: accepted by /validate and the runtime alike, and they run'
     'zip <- c("02139", "10001")\nurl <- "https://example.org"\nload <- 3\npage <- 2\ntrace <- 1:3\nde <- 0.5\nlist(nchar(zip), url, load * page, mean(trace) + de)',
     'for (load in 1:2) print(load)\nf <- function(page) page + 1\nf(1)',
     'attach(mtcars)\nmean(mpg)',
+    'inc <- function(x) x + 1\ndo.call(inc, list(1))',
     'df <- data.frame(score = c(2, 4), grp = factor(c("a", "b")))\nattach(df, warn.conflicts = FALSE)\ntapply(score, grp, sum)',
   ])('%s', async (script) => {
     const { statically, atRuntime, response } = await verdicts(script);
@@ -155,6 +156,9 @@ describe('their refused neighbours: refused by both, with the same codes', () =>
     ['d <- data.frame(x = 1)\naggregate(x ~ 1, data = d, FUN = load)', 'FORBIDDEN_SYMBOL:load'],
     ['attach("saved.RData")', 'FORBIDDEN_SYMBOL:attach'],
     ['attach(df, pos = 1)', 'FORBIDDEN_SYMBOL:attach'],
+    // The runtime's do.call() refuses a refused name held by a variable; /validate refuses the variable first.
+    ['f <- "sapply"\ndo.call(f, list(1:2, sqrt))', 'FORBIDDEN_SYMBOL:do.call'],
+    ['run <- function(f, x) do.call(f, list(x))\nrun("sapply", 1:2)', 'FORBIDDEN_SYMBOL:do.call'],
   ])('%s', async (script, code) => {
     const { statically, atRuntime } = await verdicts(script);
     expect(statically).toContain(code);

@@ -76,7 +76,7 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
     visit.field === 'rhs' && visit.ancestor(2)?.type === NodeKind.call && visit.ancestor(1)?.field === 'function';
   if (visit.ancestor(1)?.type !== NodeKind.call && !viaBase) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
   const call = viaBase ? visit.node().parent!.parent! : visit.node().parent!;
-  if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules) ?? null;
+  if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules, findings.facts) ?? null;
   if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
   if (rules.environmentSettings.functions.has(name)) return environmentSettingProblem(name, call, rules) ?? null;
   if (rules.attachFunctions.has(name)) return attachProblem(name, call, rules) ?? null;

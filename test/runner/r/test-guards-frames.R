@@ -61,6 +61,13 @@ case("a copied higher-order function keeps its environment and wraps only functi
   expect_identical(in_script("sapply(1:3, function(i) i^2)"), c(1, 4, 9))
   expect_identical(in_script("unlist(purrr::map(list(list(a = 'p')), 'a'))"), "p")
 })
+case("the rules' unwrappedFunctions reach the copy as they are: setDT() sees lapply()'s call", {
+  contain <- function(f) runner$contain_function(f, script_env, FALSE)
+  expect_identical(contain(data.table::setDT), data.table::setDT)
+  expect_true(!identical(contain(data.table::as.data.table), data.table::as.data.table))
+  tables <- in_script("lapply(split(data.frame(g = c(1, 2), x = 1:2), c(1, 2)), data.table::setDT)")
+  expect_true(all(vapply(tables, data.table::is.data.table, NA)))
+})
 case("generics and Vectorize() are not copied (a changed argument would not reach the method)", {
   expect_identical(runner$hof_guard(base::by, "by", policy), NULL)
   expect_identical(runner$hof_guard(base::Vectorize, "Vectorize", policy), NULL)

@@ -1,0 +1,101 @@
+/**
+ * Ordinary code that base R or a package runs on the script's behalf: the runtime guards refuse
+ * only what the script itself names, so these run as they do in plain R (with the real validator
+ * in front, which accepts them), while the script's own forbidden calls stay refused.
+ */
+import { crc32 } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { acceptEverything, harness } from './helpers.ts';
+
+const h = harness();
+/** The runtime alone, to show it still refuses what the script itself names. */
+const runtimeOnly = harness({ validator: acceptEverything });
+
+async function runOk(script: string): Promise<string> {
+  const r = await h.run(script, { timeoutSeconds: 30 });
+  expect(r.error ?? null).toBeNull();
+  expect(r.status).toBe('ok');
+  return r.consoleOutput;
+}
+
+/** A .zip archive holding one stored (uncompressed) file, as the bytes of an R raw vector. */
+function storedZip(name: string, content: string): string {
+  const data = Buffer.from(content);
+  const file = Buffer.from(name);
+  const crc = crc32(data);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(file.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(file.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(central.length + file.length, 12);
+  end.writeUInt32LE(local.length + file.length + data.length, 16);
+  const bytes = Buffer.concat([local, file, data, central, file, end]);
+  return `as.raw(c(${[...bytes].map((b) => `0x${b.toString(16)}`).join(', ')}))`;
+}
+
+describe('what the script names itself stays refused at run time', () => {
+  it.each([
+    ['environment() inside within()', 'within(mtcars, e <- environment())\n', 'environment'],
+    ['withAutoprint() into globalenv()', 'withAutoprint({ x <- 1 }, local = FALSE)\n', 'withAutoprint(local = ) must be'],
+    ['source() of a file', 'writeLines("1", "a.R")\nsource("a.R")\n', 'source'],
+    ['unzip() by name', 'unzip("in.zip", unzip = "internal")\n', 'unzip'],
+    ['.External() by name', 'library(data.table)\n.External(quote(Cfastmean), 1, FALSE)\n', '.External'],
+  ])('%s', async (_label, script, message) => {
+    const r = await runtimeOnly.run(script, { timeoutSeconds: 30 });
+    expect(['error', 'rejected']).toContain(r.status);
+    expect(JSON.stringify(r)).toContain(message);
+  }, 60_000);
+});
+
+describe('base R and packages run their own code', () => {
+  it('within() evaluates the block in a data frame', async () => {
+    expect(await runOk('d <- within(mtcars, kpl <- mpg * 0.425)\ncat(round(d$kpl[1], 3))\n')).toBe('8.925');
+  }, 60_000);
+
+  it('withAutoprint() prints each expression of its block', async () => {
+    expect(await runOk('withAutoprint({ x <- 1; x })\n')).toContain('[1] 1');
+  }, 60_000);
+
+  it('data.table\'s grouped := with mean()', async () => {
+    const out = await runOk('library(data.table)\nDT <- as.data.table(mtcars)\ninvisible(DT[, m := mean(mpg), by = cyl])\ncat(round(DT$m[1], 3))\n');
+    expect(out).toBe('19.743');
+  }, 60_000);
+
+  it('dplyr\'s mutate_at() with a ~ lambda', async () => {
+    expect(await runOk('d <- mtcars |> dplyr::mutate_at(dplyr::vars(mpg), ~ .x * 2)\ncat(d$mpg[1])\n')).toBe('42');
+  }, 60_000);
+});
+
+it('lapply() of data.table::setDT over a split: substitute() and parent.frame() see lapply\'s call', async () => {
+  const script = 'DF <- data.frame(g = c(1, 1, 2), x = 1:3)\nl <- lapply(split(DF, DF$g), data.table::setDT)\ncat(class(l[[1]])[1], nrow(l[[2]]))\n';
+  expect(await runOk(script)).toBe('data.table 1');
+}, 60_000);
+
+it('.Last.value is the value of the previous top-level expression, as in R\'s console', async () => {
+  expect(await runOk('x <- 6 * 7\ny <- .Last.value\ninvisible("quiet")\ncat(y, .Last.value)\n')).toBe('42 quiet');
+}, 60_000);
+
+it('readr reads a .zip input with R\'s internal unzip method (no program)', async () => {
+  const script = `writeBin(${storedZip('a.csv', 'a,b\n1,2\n3,4\n')}, "in.zip")\nd <- readr::read_csv("in.zip", show_col_types = FALSE)\ncat(nrow(d), sum(d$b))\n`;
+  expect(await runOk(script)).toBe('2 6');
+}, 60_000);
+
+it('data.table::dcast() with ... ~ v: the mask\'s `~` takes `...` as the primitive does', async () => {
+  const script = 'DT <- data.table::data.table(id = c(1, 1, 2), k = c(3, 3, 4), v = c("a", "b", "a"), x = 1:3)\nw <- data.table::dcast(DT, ... ~ v, value.var = "x")\ncat(dim(w), deparse(y ~ ...))\n';
+  expect(await runOk(script)).toBe('2 4 y ~ ...');
+}, 60_000);
