@@ -17,6 +17,7 @@ import { createExecuteHandler, type ExecuteHandler } from '../../functions/execu
 import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
 import { resolveNamespaces } from '../../functions/execute/run/bwrap.ts';
 import { median } from './median.ts';
+import { callrMedian, timed } from './timing.ts';
 import { samples } from './budget.ts';
 
 const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? samples(9, 3));
@@ -27,22 +28,7 @@ const CASES = [
   { name: 'fread + group by', code: 'd <- data.table::as.data.table(mtcars); data.table::fwrite(d, "m.csv"); x <- data.table::fread("m.csv")[, .(m = mean(mpg)), by = cyl]' },
 ];
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
 
-/** Median ms of `callr::r(function() CODE)` over ROUNDS calls inside one R process. */
-async function callrMedian(code: string, scratch: string): Promise<number | undefined> {
-  const r = `f <- function() { ${code}; NULL }
-invisible(callr::r(f))
-t <- vapply(seq_len(${ROUNDS}), function(i) { s <- proc.time()[["elapsed"]]; callr::r(f); proc.time()[["elapsed"]] - s }, 0)
-cat(stats::median(t) * 1000)`;
-  const result = await execa('Rscript', ['--vanilla', '-e', r], { reject: false, cwd: scratch });
-  const ms = Number(result.stdout.trim());
-  return result.exitCode === 0 && Number.isFinite(ms) ? ms : undefined;
-}
 
 export async function run(): Promise<void> {
   // Bare Rscript runs with no workdir of its own: a scratch one keeps what a case writes out of the tree.
@@ -90,7 +76,7 @@ async function measure(scratch: string): Promise<void> {
         }));
       }
     }
-    const callr = await callrMedian(code, scratch);
+    const callr = await callrMedian(code, scratch, ROUNDS);
     const bare = median(samples.get('bare Rscript -e')!);
     console.log(`\n${name}  (median of ${ROUNDS}, ms; ratio to bare Rscript)`);
     for (const [label, xs] of samples) console.log(`  ${label.padEnd(28)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);

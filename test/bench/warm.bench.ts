@@ -17,6 +17,7 @@ import { createExecuteHandler, type ExecuteHandler } from '../../functions/execu
 import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
 import { startLocalStack } from '../../functions/tools/local/stack.ts';
 import { median } from './median.ts';
+import { callrMedian, timed } from './timing.ts';
 
 const CI = process.env['CI'] === 'true';
 const ROUNDS = Number(process.env['JUBE_R_BENCH_ROUNDS'] ?? (CI ? 3 : 9));
@@ -28,21 +29,7 @@ const CASES = [
   { name: 'fread + group by', code: 'library(data.table); fwrite(mtcars, "m.csv"); fread("m.csv")[, .(m = mean(mpg)), by = cyl]' },
 ];
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
-}
 
-async function callrMedian(code: string, scratch: string): Promise<number | undefined> {
-  const r = `f <- function() { ${code}; NULL }
-invisible(callr::r(f))
-t <- vapply(seq_len(${ROUNDS}), function(i) { s <- proc.time()[["elapsed"]]; callr::r(f); proc.time()[["elapsed"]] - s }, 0)
-cat(stats::median(t) * 1000)`;
-  const result = await execa('Rscript', ['--vanilla', '-e', r], { reject: false, cwd: scratch });
-  const ms = Number(result.stdout.trim());
-  return result.exitCode === 0 && Number.isFinite(ms) ? ms : undefined;
-}
 
 function rssMb(pid: number): number | undefined {
   const kb = /^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
@@ -92,7 +79,7 @@ async function perCall(scratch: string): Promise<void> {
         add('handler, cold', await timed(() => call(cold, code)));
         add('bare Rscript -e', await timed(() => execa('Rscript', ['--vanilla', '-e', code], { cwd: scratch })));
       }
-      const callr = CI ? undefined : await callrMedian(code, scratch);
+      const callr = CI ? undefined : await callrMedian(code, scratch, ROUNDS);
       const bare = median(samples.get('bare Rscript -e')!);
       console.log(`\n${name}  (median of ${ROUNDS}, ms; ratio to bare Rscript)`);
       for (const [label, xs] of samples) console.log(`  ${label.padEnd(22)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
