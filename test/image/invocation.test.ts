@@ -168,7 +168,7 @@ describe('what a run returns, inside the image', () => {
     });
     expect(response).toMatchObject({
       status: 'error', errorType: 'execution',
-      errorDetails: { call: 'log(v)', line: 5, column: 1, traceback: [{ call: 'f("a")', line: 5, column: 1 }] },
+      errorDetails: { call: 'log(v)', line: 5, column: 6, expressionLine: 5, expressionColumn: 1, traceback: [{ call: 'f("a")', line: 5, column: 1 }] },
     });
     expect(response.files?.map((file) => [file.name, Buffer.from(file.data ?? '', 'base64').toString()])).toEqual([['t.csv', 'a,b\n']]);
   });
