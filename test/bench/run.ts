@@ -20,6 +20,7 @@ const SECTIONS: Record<string, () => Promise<{ run: () => Promise<void> }>> = {
   jit: () => import('./jit.bench.ts'),
   help: () => import('./help.bench.ts'),
   warm: () => import('./warm.bench.ts'),
+  examples: () => import('./examples.bench.ts'),
 };
 
 /** Seconds each section may take under CI; together under three minutes. */
@@ -30,6 +31,7 @@ export const CI_SECTION_BUDGET_SECONDS: Readonly<Record<keyof typeof SECTIONS, n
   plots: 20,
   image: 35,
   jit: 20,
+  examples: 30,
 };
 
 const CHILD = '--section-child';
