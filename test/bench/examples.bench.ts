@@ -11,7 +11,7 @@
  *
  * The full run takes a deterministic sample of at most JUBE_R_BENCH_EXAMPLES_PER_PACKAGE (default
  * 12) examples per package of packages.R, evenly spaced over the topics sorted by name (all of
- * them would take close to an hour on two cores); under CI=true the first 2 topics of the first 5
+ * them would take close to an hour on two cores); under CI=true the first topic of the first 4
  * packages.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -105,8 +105,8 @@ export async function run(): Promise<void> {
   const scriptsDir = join(scratch, 'scripts');
   mkdirSync(scriptsDir);
   writeFileSync(join(scratch, 'generate.R'), GENERATOR);
-  const perPackage = Number(process.env['JUBE_R_BENCH_EXAMPLES_PER_PACKAGE'] ?? (inCi() ? 2 : 12));
-  const generatorArgs = inCi() ? ['5', String(perPackage), 'first'] : ['0', String(perPackage), 'spread'];
+  const perPackage = Number(process.env['JUBE_R_BENCH_EXAMPLES_PER_PACKAGE'] ?? (inCi() ? 1 : 12));
+  const generatorArgs = inCi() ? ['4', String(perPackage), 'first'] : ['0', String(perPackage), 'spread'];
   const generated = JSON.parse(
     execFileSync('Rscript', ['--vanilla', join(scratch, 'generate.R'), repo, scriptsDir, ...generatorArgs], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
   ) as { scripts: Example[]; installed: string[] };
@@ -161,7 +161,7 @@ export async function run(): Promise<void> {
   const runOk = kept.filter((r) => r.execute?.ok).length;
   const resultsFile = join(scratch, 'results.json');
   writeFileSync(resultsFile, JSON.stringify(results, null, 2));
-  const sample = inCi() ? `first ${perPackage} topics of the first 5 packages (CI sample)` : `at most ${perPackage} per package, evenly spaced`;
+  const sample = inCi() ? `first ${perPackage} topic(s) of the first 4 packages (CI sample)` : `at most ${perPackage} per package, evenly spaced`;
   console.log(`package examples (Rd2ex of the installed docs, \\dontrun and \\donttest dropped; ${sample})`);
   console.log(`  generated                 ${results.length}`);
   console.log(`  baseline ok (Rscript --vanilla, exit 0 in ${TIMEOUT_SECONDS} s, installed packages only)  ${kept.length}`);
