@@ -26,11 +26,11 @@ type SectionName = keyof typeof SECTIONS;
 
 /** Seconds each section may take under CI (every section has one); together under three minutes. */
 export const CI_SECTION_BUDGET_SECONDS: Readonly<Record<SectionName, number>> = {
-  validator: 30,
-  corpus: 20,
-  execute: 25,
-  plots: 15,
-  image: 25,
+  validator: 20,
+  corpus: 15,
+  execute: 40,
+  plots: 25,
+  image: 20,
   jit: 15,
   help: 5,
   warm: 25,
