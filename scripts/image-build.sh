@@ -16,6 +16,12 @@ FACTS_DIR="${JUBE_R_PACKAGE_FACTS_DIR:-build/image-packages}"
 
 command -v podman >/dev/null || { echo "image-build: podman is not installed (JUBE_R_SETUP_IMAGE=1 npm run setup)" >&2; exit 1; }
 
+# One build at a time per machine: npm test starts one in the background while the other tiers
+# run, and each image test file asks for one again; a second build waits here, then takes seconds
+# from the layer cache instead of repeating the first build's apt work beside it.
+exec 9>"${TMPDIR:-/tmp}/jube-r-image-build.lock"
+flock 9
+
 node --import tsx scripts/image-stage.mts >/dev/null
 base="$(bash scripts/image-base.sh)"
 

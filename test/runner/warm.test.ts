@@ -113,9 +113,12 @@ describe('the benign corpus, warm and cold', () => {
   const deterministic = (script: string) =>
     !/Sys\.time|Sys\.Date|proc\.time|system\.time|\bgc\(/.test(script) &&
     (!/\b(r(norm|unif|binom|pois|exp)|sample)\(/.test(script) || /set\.seed/.test(script));
-  const scripts = readdirSync(dir).filter((f) => f.endsWith('.R')).sort()
+  const deterministicScripts = readdirSync(dir).filter((f) => f.endsWith('.R')).sort()
     .map((file) => ({ file, script: readFileSync(new URL(file, dir), 'utf8') }))
     .filter((s) => deterministic(s.script));
+  // Every third of them, evenly over the sorted names (the corpus's areas are name prefixes):
+  // each pair costs a cold and a warm run, and all forty took over a minute of CI.
+  const scripts = deterministicScripts.filter((_, i) => i % 3 === 0);
   // Two slots, two scripts at a time, as the benign corpus test runs.
   const w = warmHarness({ JUBE_R_MAX_INFLIGHT_EXECUTE: '2' });
   const cold = harness({ env: { JUBE_R_WARM: 'off' } });
@@ -125,7 +128,8 @@ describe('the benign corpus, warm and cold', () => {
       key === 'durationMs' || key === 'timestamp' ? undefined : typeof value === 'string' ? value.replace(/<environment: 0x[0-9a-f]+>/g, '<environment>') : value);
 
   it('gives the same response, timing aside, for every deterministic script', { timeout: 600_000 }, async () => {
-    expect(scripts.length).toBeGreaterThanOrEqual(30);
+    expect(deterministicScripts.length).toBeGreaterThanOrEqual(30);
+    expect(scripts.length).toBeGreaterThanOrEqual(10);
     const warm = w.h();
     const differing: string[] = [];
     const queue = [...scripts];
