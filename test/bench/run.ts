@@ -1,7 +1,7 @@
 /**
  * npm run bench: every benchmark section, each measuring its candidates side by side in this one
  * run and printing ratios. Not a test: nothing here passes or fails on a number.
- * `npm run bench -- validator execute` runs only the named sections.
+ * `npm run bench -- validator execute` runs only the named sections; an unknown name is an error.
  *
  * Under CI=true every section runs in its own process, killed at its time budget (a section that
  * runs over prints what it had and "over budget"), and the sections measure fewer samples
@@ -21,6 +21,7 @@ const SECTIONS = {
   help: () => import('./help.bench.ts'),
   warm: () => import('./warm.bench.ts'),
   examples: () => import('./examples.bench.ts'),
+  vignettes: () => import('./vignettes.bench.ts'),
 } satisfies Record<string, () => Promise<{ run: () => Promise<void> }>>;
 type SectionName = keyof typeof SECTIONS;
 
@@ -35,14 +36,21 @@ export const CI_SECTION_BUDGET_SECONDS: Readonly<Record<SectionName, number>> = 
   help: 5,
   warm: 25,
   examples: 12,
+  vignettes: 8,
 };
 
 const CHILD = '--section-child';
 const args = process.argv.slice(2);
 const wanted = args.filter((a) => !a.startsWith('-'));
+const isSection = (name: string): name is SectionName => Object.hasOwn(SECTIONS, name);
+const unknown = wanted.filter((name) => !isSection(name));
+if (unknown.length > 0) {
+  console.error(`npm run bench: unknown section ${unknown.map((n) => `'${n}'`).join(', ')}; the sections are: ${Object.keys(SECTIONS).join(', ')}`);
+  process.exit(2);
+}
 
 if (args.includes(CHILD)) {
-  await (await SECTIONS[wanted[0] as SectionName]()).run();
+  await (await SECTIONS[wanted[0] as SectionName]()).run(); // checked by isSection above
 } else {
   for (const [name, load] of Object.entries(SECTIONS) as [SectionName, (typeof SECTIONS)[SectionName]][]) {
     if (wanted.length > 0 && !wanted.includes(name)) continue;
