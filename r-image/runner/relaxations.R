@@ -143,7 +143,8 @@ column_use_withdrawn <- function(parsed, use, policy, receivers = character()) {
         vapply(values, function(v) any(startsWith(v, paste0(ops, ".")) & nchar(v) > nchar(ops) + 1L), NA)
       first_definition(parsed, names_at[values %in% ops | method], ops)
     } else {
-      first_definition(parsed, names_at[values %in% c(receivers, paste0(receivers, ".function"), paste0(receivers, ".default"))])
+      defined <- c(receivers, paste0(receivers, ".function"), paste0(receivers, ".default"))
+      first_definition(parsed, names_at[values %in% defined])
     }
     assign(key, verdict, envir = parsed$memo)
   }

@@ -8,18 +8,14 @@
  * Under CI=true only the static validator runs (no baseline, no handler): a few seconds.
  * Everything is written under one scratch dir in os.tmpdir(), removed at the end.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { allowedPackages, loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
-import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
-import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
 import { inCi } from './budget.ts';
 import { classify, collectVignettes, findingKey, VIGNETTE_NECESSITIES, type Finding, type Vignette } from './vignette-corpus.ts';
 
@@ -64,6 +60,13 @@ async function measure(scratch: string): Promise<void> {
       const ok = run.exitCode === 0 && !run.timedOut;
       r.baseline = { ok, timedOut: run.timedOut ?? false, ...(ok ? {} : { error: run.timedOut ? `timed out after ${TIMEOUT_SECONDS} s` : lastLine(run.stderr) }) };
     }
+    // Loaded only here: under CI the section is the static validator alone, and must stay quick.
+    const [{ Logger }, { readServiceConfig }, { createExecuteHandler }, { readRuntimeSettings }] = await Promise.all([
+      import('@aws-lambda-powertools/logger'),
+      import('../../layers/config/service-config.ts'),
+      import('../../functions/execute/create-handler.ts'),
+      import('../../functions/execute/runtime-settings.ts'),
+    ]);
     const handler = createExecuteHandler({
       config: readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: String(TIMEOUT_SECONDS) }),
       logger: new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' }),
