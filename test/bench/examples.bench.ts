@@ -18,8 +18,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
@@ -29,7 +28,7 @@ import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
-import { inCi } from './budget.ts';
+import { benchScratch, inCi } from './budget.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const TIMEOUT_SECONDS = 20;
@@ -102,7 +101,7 @@ function countTop(causes: readonly string[]): [string, number][] {
 const pct = (n: number, d: number): string => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}%`);
 
 export async function run(): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), 'jube-bench-examples-'));
+  const scratch = benchScratch('jube-bench-examples-');
   try {
     await measure(scratch);
   } finally {

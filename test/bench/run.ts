@@ -8,6 +8,9 @@
  * (`inCi`): CI reports the numbers in about three minutes; the full run stays `npm run bench`.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inCi } from './budget.ts';
 
@@ -58,11 +61,15 @@ if (args.includes(CHILD)) {
     const started = Date.now();
     if (inCi()) {
       const budgetMs = CI_SECTION_BUDGET_SECONDS[name] * 1000;
+      // A section stopped at its budget never reaches its own clean-up: its scratch dirs go here.
+      const scratch = mkdtempSync(join(tmpdir(), `jube-bench-${name}-section-`));
       const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, CHILD], {
         stdio: 'inherit',
         timeout: budgetMs,
         killSignal: 'SIGKILL',
+        env: { ...process.env, JUBE_R_BENCH_SCRATCH: scratch },
       });
+      rmSync(scratch, { recursive: true, force: true });
       if (child.error && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') console.log(`  ${name}: over its CI budget of ${budgetMs / 1000} s, stopped`);
       else if (child.status !== 0) process.exitCode = 1;
     } else {

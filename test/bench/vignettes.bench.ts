@@ -9,14 +9,13 @@
  * Everything is written under one scratch dir in os.tmpdir(), removed at the end.
  */
 import { execa } from 'execa';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { allowedPackages, loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
-import { inCi } from './budget.ts';
+import { benchScratch, inCi } from './budget.ts';
 import { classify, collectVignettes, findingKey, VIGNETTE_NECESSITIES, type Finding, type Vignette } from './vignette-corpus.ts';
 
 const TIMEOUT_SECONDS = 60;
@@ -32,7 +31,7 @@ const lastLine = (text: string): string => text.trim().split('\n').filter((l) =>
 const firstLine = (text: string | null | undefined): string => (text ?? '').split('\n').find((l) => l.trim() !== '')?.trim().slice(0, 160) ?? '(no error text)';
 
 export async function run(): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), 'jube-bench-vignettes-'));
+  const scratch = benchScratch('jube-bench-vignettes-');
   try {
     await measure(scratch);
   } finally {
