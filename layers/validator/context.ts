@@ -213,8 +213,8 @@ export interface Visit {
 export interface ScriptFactsView {
   /** Why operands of the column operators are not relaxed in this script, or undefined. */
   redefinedOperator(): string | undefined;
-  /** Why arguments of the column functions are not relaxed in this script, or undefined. */
-  redefinedColumnFunction(): string | undefined;
+  /** Why arguments of the column functions `receivers` are not relaxed in this script, or undefined. */
+  redefinedColumnFunction(receivers: readonly string[]): string | undefined;
   /** Why `options(name)` does not restore a saved options list, or undefined. */
   savedOptionsProblem(name: string): string | undefined;
   /** Whether the script binds the forbidden name `name` itself (an assignment, a loop variable or a parameter). */

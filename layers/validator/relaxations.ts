@@ -55,9 +55,18 @@ function inSelection(visit: Visit, rules: CompiledRules): boolean {
   );
 }
 
+/**
+ * The column functions an argument use hands the name to: the call holding it, and for a column
+ * set (`c(...)`) the verb whose selecting argument it is.
+ */
+export function columnReceivers(visit: Visit, rules: CompiledRules): string[] {
+  const call = visit.ancestor(3)!;
+  return rules.columnSetFunctions.has(call.callee) && !rules.columnFunctions.has(call.callee) ? [call.callee, visit.ancestor(6)!.callee] : [call.callee];
+}
+
 /** Why the column use was withdrawn for this script (script-facts.ts), or undefined. */
-export function columnUseWithdrawn(use: 'operand' | 'argument', findings: Findings): string | undefined {
-  return use === 'operand' ? findings.facts.redefinedOperator() : findings.facts.redefinedColumnFunction();
+export function columnUseWithdrawn(use: 'operand' | 'argument', visit: Visit, findings: Findings): string | undefined {
+  return use === 'operand' ? findings.facts.redefinedOperator() : findings.facts.redefinedColumnFunction(columnReceivers(visit, findings.rules));
 }
 
 /** Whether a call is the right-hand side of a pipe, which inserts its left-hand side as the first argument. */

@@ -81,7 +81,7 @@ function namesTheTextMayBind(text: string): Set<string> {
 
 export class ScriptFacts implements ScriptFactsView {
   private operators: string | null | undefined;
-  private columnFunctions: string | null | undefined;
+  private readonly columnFunctions = new Map<string, string | null>();
   private readonly saved = new Map<string, string | null>();
   private readonly bound = new Map<string, boolean>();
   private readonly variables = new Map<string, boolean>();
@@ -128,18 +128,22 @@ export class ScriptFacts implements ScriptFactsView {
   }
 
   /**
-   * Why arguments of the column functions may not be relaxed in this script, or undefined: it
-   * binds one of their names, or defines the S3 method a function value would dispatch to
-   * (`<name>.function`, `<name>.default`).
+   * Why an argument of the column functions `receivers` (the call that receives the name, and for a
+   * column set the verb too) may not be relaxed in this script, or undefined: it binds one of their
+   * names, or defines the S3 method a function value would dispatch to (`<name>.function`,
+   * `<name>.default`). Only the receivers count: a column function the script does not rebind is
+   * the package's, whatever else the script names `rank` or `count`.
    */
-  redefinedColumnFunction(): string | undefined {
-    if (this.columnFunctions === undefined) {
-      const functions = [...this.rules.columnFunctions, ...this.rules.columnSetFunctions];
-      const names = functions.flatMap((f) => [f, `${f}.function`, `${f}.default`]);
-      const found = this.occurrences({ names }).find(({ node }) => DEFINING.has(nodeRole(node)));
-      this.columnFunctions = found ? `the script defines \`${found.name}\`` : null;
+  redefinedColumnFunction(receivers: readonly string[]): string | undefined {
+    const key = [...receivers].sort().join(' ');
+    let problem = this.columnFunctions.get(key);
+    if (problem === undefined) {
+      const names = receivers.flatMap((f) => [f, `${f}.function`, `${f}.default`]);
+      const found = names.length === 0 ? undefined : this.occurrences({ names }).find(({ node }) => DEFINING.has(nodeRole(node)));
+      problem = found ? `the script defines \`${found.name}\`` : null;
+      this.columnFunctions.set(key, problem);
     }
-    return this.columnFunctions ?? undefined;
+    return problem ?? undefined;
   }
 
   /**

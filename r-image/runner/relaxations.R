@@ -120,9 +120,20 @@ first_definition <- function(parsed, at, argument_names = character()) {
   NULL
 }
 
-# Why a column use is withdrawn for the whole script (ScriptFacts in script-facts.ts), or NULL.
-column_use_withdrawn <- function(parsed, use, policy) {
-  key <- paste0("withdrawn_", use)
+# The column functions an argument use at token i hands the name to: the call holding it, and for
+# a column set (`c(...)`) the verb whose selecting argument it is (columnReceivers in relaxations.ts).
+column_receivers <- function(parsed, i, policy) {
+  pd <- parsed$pd
+  container <- pd_row(pd, parsed$tokens$parent[[i]])$parent
+  callee <- callee_of(pd, container)
+  if (callee %in% policy$column_functions) return(callee)
+  c(callee, callee_of(pd, pd_row(pd, container)$parent))
+}
+
+# Why a column use is withdrawn for this script (ScriptFacts in script-facts.ts), or NULL: for an
+# operand, the script defines an operator; for an argument, it defines one of the receivers.
+column_use_withdrawn <- function(parsed, use, policy, receivers = character()) {
+  key <- paste0("withdrawn_", use, ":", paste(sort(receivers), collapse = " "))
   if (!exists(key, envir = parsed$memo, inherits = FALSE)) {
     names_at <- which(parsed$tokens$token %in% c("SYMBOL", "STR_CONST", "SYMBOL_FORMALS", "SYMBOL_SUB"))
     values <- token_values(parsed)[names_at]
@@ -132,8 +143,8 @@ column_use_withdrawn <- function(parsed, use, policy) {
         vapply(values, function(v) any(startsWith(v, paste0(ops, ".")) & nchar(v) > nchar(ops) + 1L), NA)
       first_definition(parsed, names_at[values %in% ops | method], ops)
     } else {
-      fns <- c(policy$column_functions, policy$column_set_functions)
-      first_definition(parsed, names_at[values %in% c(fns, paste0(fns, ".function"), paste0(fns, ".default"))])
+      defined <- c(receivers, paste0(receivers, ".function"), paste0(receivers, ".default"))
+      first_definition(parsed, names_at[values %in% defined])
     }
     assign(key, verdict, envir = parsed$memo)
   }
@@ -147,7 +158,8 @@ relaxation_verdict <- function(parsed, i, name, policy) {
   if (data_name_use(parsed, i, name, policy)) return(TRUE)
   use <- column_use(parsed, i, policy)
   if (is.null(use)) return(NULL)
-  withdrawn <- column_use_withdrawn(parsed, use, policy)
+  receivers <- if (use == "argument") column_receivers(parsed, i, policy) else character()
+  withdrawn <- column_use_withdrawn(parsed, use, policy, receivers)
   if (is.null(withdrawn)) TRUE else sprintf("'%s' would be allowed as a column here, but %s", name, withdrawn)
 }
 

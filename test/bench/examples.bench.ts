@@ -6,7 +6,8 @@
  * The scripts are generated at bench time from the installed documentation (tools::Rd_db +
  * tools::Rd2ex with \dontrun and \donttest commented out, as R CMD check runs them, see
  * https://stat.ethz.ch/R-manual/R-devel/library/tools/html/Rdutils.html) into a scratch dir under
- * os.tmpdir(), never into the tree. Each script starts with library(<its package>), which is what
+ * os.tmpdir(), never into the tree, and removed when the run ends (JUBE_R_BENCH_RESULTS=<file>
+ * keeps the per-script results). Each script starts with library(<its package>), which is what
  * R CMD check does before running a package's examples.
  *
  * The full run takes a deterministic sample of at most JUBE_R_BENCH_EXAMPLES_PER_PACKAGE (default
@@ -17,8 +18,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
@@ -28,7 +28,7 @@ import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
-import { inCi } from './budget.ts';
+import { benchScratch, inCi } from './budget.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const TIMEOUT_SECONDS = 20;
@@ -101,7 +101,15 @@ function countTop(causes: readonly string[]): [string, number][] {
 const pct = (n: number, d: number): string => (d === 0 ? 'n/a' : `${((100 * n) / d).toFixed(1)}%`);
 
 export async function run(): Promise<void> {
-  const scratch = mkdtempSync(join(tmpdir(), 'jube-bench-examples-'));
+  const scratch = benchScratch('jube-bench-examples-');
+  try {
+    await measure(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function measure(scratch: string): Promise<void> {
   const scriptsDir = join(scratch, 'scripts');
   mkdirSync(scriptsDir);
   writeFileSync(join(scratch, 'generate.R'), GENERATOR);
@@ -159,8 +167,9 @@ export async function run(): Promise<void> {
 
   const accepted = kept.filter((r) => r.validator?.accepted).length;
   const runOk = kept.filter((r) => r.execute?.ok).length;
-  const resultsFile = join(scratch, 'results.json');
-  writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+  // The scratch dir goes when the run ends; the per-script results stay only where asked for.
+  const resultsFile = process.env['JUBE_R_BENCH_RESULTS'];
+  if (resultsFile) writeFileSync(resultsFile, JSON.stringify(results, null, 2));
   const sample = inCi() ? `first ${perPackage} topic(s) of the first 4 packages (CI sample)` : `at most ${perPackage} per package, evenly spaced`;
   console.log(`package examples (Rd2ex of the installed docs, \\dontrun and \\donttest dropped; ${sample})`);
   console.log(`  generated                 ${results.length}`);
@@ -172,5 +181,5 @@ export async function run(): Promise<void> {
   for (const [cause, n] of countTop(kept.flatMap((r) => r.validator?.causes ?? []))) console.log(`    ${String(n).padStart(4)}  ${cause}`);
   console.log(`  top run-failure causes (first line of error; rejected: the findings):`);
   for (const [cause, n] of countTop(kept.flatMap((r) => (r.execute?.cause ? [r.execute.cause] : [])))) console.log(`    ${String(n).padStart(4)}  ${cause}`);
-  console.log(`  per-script results: ${resultsFile}`);
+  console.log(resultsFile ? `  per-script results: ${resultsFile}` : `  per-script results: set JUBE_R_BENCH_RESULTS=<file> to keep them`);
 }

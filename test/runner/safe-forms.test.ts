@@ -81,6 +81,38 @@ describe('rlang, blocked but for its named exports', () => {
   );
 });
 
+describe('found by the vignette corpus (npm run bench -- vignettes): accepted by both, and they run', () => {
+  it.each([
+    ['tools::toTitleCase, the one listed function of blocked tools', 'tools::toTitleCase("the quick brown dog")', 'The Quick Brown Dog'],
+    [
+      'rlang::quo and rlang::quos given to a verb, and their text',
+      'library(dplyr)\nq <- rlang::quo(cyl)\nqs <- rlang::quos(gear)\nn <- nrow(count(mtcars, !!q, !!!qs))\nc(n, rlang::expr_text(rlang::quo_get_expr(q)))',
+      ['8', 'cyl'],
+    ],
+    ['rlang::enexpr in a function, and as_quosure of a formula', 'f <- function(x) rlang::enexpr(x)\nlibrary(dplyr)\nnrow(filter(mtcars, !!rlang::as_quosure(~ cyl == 4)))\n', 11],
+    [
+      'a column named demo, in a script that also names a table rank (tidyr\'s tidy-data vignette)',
+      'library(dplyr)\nlibrary(tidyr)\ntb <- tibble(demo = c("m014", "f1524"), n = 1:2)\ntb3 <- tb %>% separate(demo, c("sex", "age"), 1)\nrank <- tb3 %>% select(sex, n)\nrank$sex',
+      ['m', 'f'],
+    ],
+  ])('%s', async (_, script, value) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response, response.error ?? '').toMatchObject({ status: 'ok', value: { json: value } });
+  });
+
+  it.each([
+    ['tools::file_ext("a.csv")', 'PACKAGE_NOT_ALLOWED:tools'],
+    ['library(dplyr)\nrlang::call2("sum", 1, 2)', 'PACKAGE_NOT_ALLOWED:rlang'],
+    ['library(tidyr)\nrank <- function(x) x\ntb <- tibble::tibble(demo = "m014")\ntb$r <- rank(demo)', 'FORBIDDEN_SYMBOL:demo'],
+  ])('%s stays refused by both with the same code', async (script, code) => {
+    const { statically, atRuntime } = await verdicts(script);
+    expect(statically).toEqual([code]);
+    expect(atRuntime).toEqual(statically);
+  });
+});
+
 describe('<<- into an enclosing function of the script', () => {
   it.each([
     ['a counter closure', 'make_counter <- function() { i <- 0; function() { i <<- i + 1; i } }\nnext_id <- make_counter()\nnext_id()\nnext_id()', 2],

@@ -50,7 +50,7 @@ export const forbiddenSymbol: Check = {
     }
     if (dataNameUse(visit, name, findings)) return;
     const use = columnUse(visit, findings.rules);
-    const withdrawn = use && columnUseWithdrawn(use, findings);
+    const withdrawn = use && columnUseWithdrawn(use, visit, findings);
     if (use && !withdrawn) return;
     const message = withdrawn
       ? `\`${name}\` is forbidden in jube-r (${category}); as a column it would be allowed here, but ${withdrawn}, which could be handed the function itself: rename that, or write .data$${name}.`

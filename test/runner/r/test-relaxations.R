@@ -33,11 +33,18 @@ case("column_use tells operands from arguments and from neither", {
   uses <- lapply(c("a", "b", "c", "e", "g", "h"), function(t) runner$column_use(parsed, token_at(parsed, t), policy))
   expect_identical(uses, list("operand", "operand", "argument", NULL, NULL, NULL))
 })
-case("the column facts are computed once per script", {
+case("the column facts are computed once per script and set of receivers", {
   parsed <- parsed_of("count <- 1\ncount(d, x)")
-  expect_identical(runner$column_use_withdrawn(parsed, "argument", policy), "the script defines `count`")
-  expect_true(exists("withdrawn_argument", envir = parsed$memo, inherits = FALSE))
+  expect_identical(runner$column_use_withdrawn(parsed, "argument", policy, "count"), "the script defines `count`")
+  expect_true(exists("withdrawn_argument:count", envir = parsed$memo, inherits = FALSE))
   expect_identical(runner$column_use_withdrawn(parsed, "operand", policy), NULL)
+})
+case("only the column functions receiving the name withdraw its use: the call, and a column set's verb", {
+  parsed <- parsed_of("rank <- 1\nseparate(d, demo)\nselect(d, c(x, y))")
+  expect_identical(runner$column_receivers(parsed, token_at(parsed, "demo"), policy), "separate")
+  expect_identical(runner$column_receivers(parsed, token_at(parsed, "x"), policy), c("c", "select"))
+  expect_identical(runner$column_use_withdrawn(parsed, "argument", policy, "separate"), NULL)
+  expect_identical(runner$column_use_withdrawn(parsed, "argument", policy, "rank"), "the script defines `rank`")
 })
 case("callee_of names plain, backquoted and pkg:: calls, and nothing else", {
   parsed <- parsed_of("f(1); `g`(2); dplyr::h(3); (k)(4)")

@@ -37,22 +37,24 @@ describe('ScriptFacts', () => {
   });
 
   it.each([
-    ['an assignment', 'count <- table(x)', '`count`'],
-    ['a right assignment', 'f -> filter', '`filter`'],
-    ['a parameter', 'g <- function(desc) 1', '`desc`'],
-    ['a loop variable', 'for (mean in 1:3) 1', '`mean`'],
-    ['a .function method', 'mean.function <- function(x, ...) 1', '`mean.function`'],
-    ['a .default method', 'desc.default <- function(x) 1', '`desc.default`'],
-  ])('sees the column functions redefined by %s', (_, script, name) => {
-    expect(facts(script).redefinedColumnFunction()).toBe(`the script defines ${name}`);
+    ['an assignment', 'count <- table(x)', 'count', '`count`'],
+    ['a right assignment', 'f -> filter', 'filter', '`filter`'],
+    ['a parameter', 'g <- function(desc) 1', 'desc', '`desc`'],
+    ['a loop variable', 'for (mean in 1:3) 1', 'mean', '`mean`'],
+    ['a .function method', 'mean.function <- function(x, ...) 1', 'mean', '`mean.function`'],
+    ['a .default method', 'desc.default <- function(x) 1', 'desc', '`desc.default`'],
+    ['an assignment, for a column set', 'c <- 1', 'c select', '`c`'],
+  ])('sees the column functions redefined by %s', (_, script, receivers, name) => {
+    expect(facts(script).redefinedColumnFunction(receivers.split(' '))).toBe(`the script defines ${name}`);
   });
 
   it.each([
-    ['calls and argument names', 'count(df, x); aes(fill = g); f(filter = 1)'],
-    ['a field', 'x$count <- 1'],
-    ['a dotted variable', 'mean.mpg <- mean(mtcars$mpg)'],
-  ])('sees no column function redefined by %s', (_, script) => {
-    expect(facts(script).redefinedColumnFunction()).toBeUndefined();
+    ['calls and argument names', 'count(df, x); aes(fill = g); f(filter = 1)', 'count'],
+    ['a field', 'x$count <- 1', 'count'],
+    ['a dotted variable', 'mean.mpg <- mean(mtcars$mpg)', 'mean'],
+    ['a column function that does not receive the name', 'rank <- select(d, x)', 'separate'],
+  ])('sees no column function redefined by %s', (_, script, receivers) => {
+    expect(facts(script).redefinedColumnFunction(receivers.split(' '))).toBeUndefined();
   });
 
   it.each([
@@ -71,7 +73,7 @@ describe('ScriptFacts', () => {
 
   it('answers each question once per script', () => {
     const f = facts('count <- 1');
-    expect(f.redefinedColumnFunction()).toBe(f.redefinedColumnFunction());
+    expect(f.redefinedColumnFunction(['count'])).toBe(f.redefinedColumnFunction(['count']));
   });
 
   it('reads roles off a bare node as the walk does off its frames', () => {

@@ -18,7 +18,7 @@ describe('check namespace-package', () => {
       const { loadRules } = await import('../../../../layers/rules/rules.ts');
       const tools = loadRules().packages.blocked.find((b) => b.name === 'tools')!;
       // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
-      expect((await validate('tools::file_ext("a.csv")')).errors[0]?.message).toBe(
+      expect((await validate('library(tools)')).errors[0]?.message).toBe(
         `Package 'tools' is blocked in jube-r: ${tools.why} Do it with base R or an installed package.`,
       );
     });
@@ -56,6 +56,21 @@ describe('check namespace-package', () => {
       expect(result.errors[0]?.message).toMatch(
         new RegExp(`^'rlang::${name}' is not available in jube-r: rlang is blocked: .* Of rlang, a script may call only sym, syms, `),
       );
+    });
+
+    it.each([
+      ['tools: a listed string function', 'tools::toTitleCase("the quick brown dog")'],
+      ['rlang: quosures and expressions', 'q <- rlang::quo(x + 1); e <- rlang::enexpr(y); qs <- rlang::quos(a, b); rlang::as_quosure(~cyl)'],
+      ['rlang: their parts and their text', 'rlang::quo_get_expr(q); rlang::expr_print(e); rlang::expr_text(rlang::expr(a + b))'],
+    ])('accepts %s as pkg::name although the package is blocked', async (_, script) => {
+      expect(await errorsOf(script)).toEqual([]);
+    });
+
+    it('keeps the rest of tools refused, naming what it may call', async () => {
+      const result = await validate('tools::file_ext("a.csv")');
+      expect(result.errors.map((e) => `${e.code}:${e.symbol}`)).toEqual(['PACKAGE_NOT_ALLOWED:tools']);
+      expect(result.errors[0]?.message).toMatch(/^'tools::file_ext' is not available in jube-r: tools is blocked: .* Of tools, a script may call only toTitleCase, as tools::name\.$/);
+      expect(await errorsOf('library(tools)\ntoTitleCase("a")')).toContain('PACKAGE_NOT_ALLOWED:tools');
     });
 
     it('says why a refused rlang export is refused and what to write instead', async () => {
