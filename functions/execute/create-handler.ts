@@ -144,7 +144,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     let symbols: string[] | undefined;
     const validation = runtime.containment.testEscapedRunner ? undefined : (await validator)(e.script, (names) => (symbols = names));
     if (validation && !validation.valid) {
-      return { apiRequestId: e.requestId, response: withRequestNotes(rejectedResponse(validation, base()), e.notes, config.caps), layers: undefined, retire: undefined };
+      return { apiRequestId: e.requestId, response: withRequestNotes(rejectedResponse(validation, base()), { requestNotes: e.notes, caps: config.caps }), layers: undefined, retire: undefined };
     }
 
     // The validator hands on the symbols of its own parse; only a validator that does not (a test's,
@@ -157,7 +157,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
       await warm?.pool.clear();
       options.onContainmentReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
-      return { apiRequestId: e.requestId, response: withRequestNotes(notCleanResponse(failed, base()), e.notes, config.caps), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
+      return { apiRequestId: e.requestId, response: withRequestNotes(notCleanResponse(failed, base()), { requestNotes: e.notes, caps: config.caps }), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
     }
     const taken = warm ? await warm.pool.take() : undefined;
     const layout = taken?.runner?.layout ?? (await createWorkdir(runtime.tmpRoot));
@@ -189,12 +189,14 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     // Counted by a metric filter (monitoring.ts): a presigned host the network does not let through fails every download.
     if (run.outcome.kind === 'not-staged') logger.warn(DATAFRAME_STAGING_FAILED, { requestId: context?.awsRequestId, reason: run.outcome.message });
+    // The post-run budget is spent by now: its note, if any, is one the notes cap must keep.
+    const budgetNote = report.budget?.note();
     const limits = {
       timeoutSeconds: e.timeoutSeconds, timeoutSecondsMax: config.scriptTimeoutSecondsMax, killGraceSeconds: config.killGraceSeconds,
-      caps: outputBudget.caps, budget: outputBudget, requestNotes: e.notes,
+      caps: outputBudget.caps, budget: outputBudget, requestNotes: e.notes, pinnedNotes: budgetNote === undefined ? [] : [budgetNote],
     };
     const answered = unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base());
-    const response = withBudgetNote(withRequestNotes(answered, e.notes, config.caps), report.budget);
+    const response = withBudgetNote(withRequestNotes(answered, limits), report.budget);
     return {
       apiRequestId: e.requestId,
       response,
