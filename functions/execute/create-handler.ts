@@ -36,7 +36,7 @@ import type { SourceAccess } from './run/dataframes.ts';
 import { parseCapsuleReport } from '../../layers/contract/runner.ts';
 import { BACKGROUND_REMOVAL_MS, clearEnvironmentMark, markEnvironmentForCleaning, PostRunBudget, withBudgetNote, withinBudget } from './output/post-run-budget.ts';
 import { serviceRVersion } from './r-version.ts';
-import { executeResponse, rejectedResponse, unarmedResponse, type ResponseBase } from './output/response.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, withRequestNotes, type ResponseBase } from './output/response.ts';
 import { runInWorkdir, type WorkdirRun } from './run/run-in-workdir.ts';
 import { readRuntimeSettings, type RuntimeSettings } from './runtime-settings.ts';
 import { runSandboxLayers } from './run/active-layers.ts';
@@ -144,7 +144,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     let symbols: string[] | undefined;
     const validation = runtime.containment.testEscapedRunner ? undefined : (await validator)(e.script, (names) => (symbols = names));
     if (validation && !validation.valid) {
-      return { apiRequestId: e.requestId, response: rejectedResponse(validation, base()), layers: undefined, retire: undefined };
+      return { apiRequestId: e.requestId, response: withRequestNotes(rejectedResponse(validation, base()), { requestNotes: e.notes, caps: config.caps }), layers: undefined, retire: undefined };
     }
 
     // The validator hands on the symbols of its own parse; only a validator that does not (a test's,
@@ -157,7 +157,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       const retire = `not clean (${failed.phase}): ${failed.problems.join('; ')}`;
       await warm?.pool.clear();
       options.onContainmentReport?.({ workdir: '', pid: undefined, group: undefined, hygiene: prepared, retire });
-      return { apiRequestId: e.requestId, response: notCleanResponse(failed, base()), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
+      return { apiRequestId: e.requestId, response: withRequestNotes(notCleanResponse(failed, base()), { requestNotes: e.notes, caps: config.caps }), layers: undefined, retire, hygieneMs: hygieneCost(prepared) };
     }
     const taken = warm ? await warm.pool.take() : undefined;
     const layout = taken?.runner?.layout ?? (await createWorkdir(runtime.tmpRoot));
@@ -189,11 +189,14 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (report.group && report.group.survivors.length > 0) logger.error('processes survived the group kill', { ...report.group });
     // Counted by a metric filter (monitoring.ts): a presigned host the network does not let through fails every download.
     if (run.outcome.kind === 'not-staged') logger.warn(DATAFRAME_STAGING_FAILED, { requestId: context?.awsRequestId, reason: run.outcome.message });
+    // The post-run budget is spent by now: its note, if any, is one the notes cap must keep.
+    const budgetNote = report.budget?.note();
     const limits = {
       timeoutSeconds: e.timeoutSeconds, timeoutSecondsMax: config.scriptTimeoutSecondsMax, killGraceSeconds: config.killGraceSeconds,
-      caps: outputBudget.caps, budget: outputBudget,
+      caps: outputBudget.caps, budget: outputBudget, requestNotes: e.notes, pinnedNotes: budgetNote === undefined ? [] : [budgetNote],
     };
-    const response = withBudgetNote(unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base()), report.budget);
+    const answered = unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base());
+    const response = withBudgetNote(withRequestNotes(answered, limits), report.budget);
     return {
       apiRequestId: e.requestId,
       response,

@@ -245,6 +245,11 @@ export const ExecuteEventSchema = z.strictObject({
   /** As the request gave it; the execute function resolves it against its own configuration. */
   outputBudget: OutputBudgetSchema.optional(),
   contextEncoding: ContextEncodingSchema.optional(),
+  /**
+   * What the API function noted about the request (a lowered timeoutSeconds): the execute function
+   * puts them first among the response's notes, so the one cap (maxNotes) covers them too.
+   */
+  notes: z.array(z.string().max(4096)).max(20).optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
 });

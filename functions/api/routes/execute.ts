@@ -57,7 +57,9 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
     dataframes = await resolveDataframes(deps, call.tenant, request.dataframes);
   }
 
-  const response = await (await deps.invoker()).invoke(
+  // The execute function caps the notes; a note added to its response here would pass the cap.
+  const clamped = timeoutClampNote(request.timeoutSeconds, deps.config);
+  return (await deps.invoker()).invoke(
     {
       script: request.script,
       timeoutSeconds: clampTimeoutSeconds(request.timeoutSeconds, deps.config),
@@ -67,13 +69,12 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       ...(request.context === undefined ? {} : { context: request.context }),
       ...(request.outputBudget === undefined ? {} : { outputBudget: request.outputBudget }),
       ...(request.contextEncoding === undefined ? {} : { contextEncoding: request.contextEncoding }),
+      ...(clamped === undefined ? {} : { notes: [clamped] }),
       requestId: call.requestId,
     },
     isolationKey(deps.config.isolation.mode, { tenant: call.tenant, session: call.session }),
     call.remainingTimeMs ? { remainingTimeMs: call.remainingTimeMs } : {},
   );
-  const clamped = timeoutClampNote(request.timeoutSeconds, deps.config);
-  return clamped === undefined ? response : { ...response, notes: [clamped, ...(response.notes ?? [])] };
 }
 
 async function resolveDataframes(deps: ApiDeps, tenant: string, requests: readonly DataframeRequest[]): Promise<readonly ResolvedDataframe[]> {

@@ -104,13 +104,22 @@ function capValidation(errors: readonly ValidationError[], caps: ResponseCaps): 
   return { value, cut };
 }
 
-/** At most caps.notes notes of at most caps.noteBytes each; the last kept says how many more there were. */
-export function capNotes(notes: readonly string[], caps: Pick<ResponseCaps, 'notes' | 'noteBytes'>): { value: string[]; cut: boolean } {
-  const cutEach = notes.slice(0, caps.notes).map((n) => capText(n, caps.noteBytes));
+/**
+ * At most caps.notes notes of at most caps.noteBytes each; the last of `notes` kept says how many
+ * more there were. `pinned` (the post-run budget's note) always comes last, inside the cap.
+ */
+export function capNotes(
+  notes: readonly string[],
+  caps: Pick<ResponseCaps, 'notes' | 'noteBytes'>,
+  pinned: readonly string[] = [],
+): { value: string[]; cut: boolean } {
+  const kept = pinned.slice(0, caps.notes);
+  const cutEach = notes.slice(0, caps.notes - kept.length).map((n) => capText(n, caps.noteBytes));
   const value = cutEach.map((n) => n.value);
   const dropped = notes.length - value.length;
-  if (dropped > 0) value[value.length - 1] = `${dropped + 1} more note(s) were left out (GET /health limits.maxNotes)`;
-  return { value, cut: dropped > 0 || cutEach.some((n) => n.truncated) };
+  if (dropped > 0 && value.length > 0) value[value.length - 1] = `${dropped + 1} more note(s) were left out (GET /health limits.maxNotes)`;
+  const last = kept.map((n) => capText(n, caps.noteBytes));
+  return { value: [...value, ...last.map((n) => n.value)], cut: dropped > 0 || cutEach.some((n) => n.truncated) || last.some((n) => n.truncated) };
 }
 
 /** `budget`: the request's resolved output budget, which the notes of the caps it set name. */

@@ -77,8 +77,13 @@ export async function withinBudget<T>(work: Promise<T>, budget: PostRunBudget, w
   }
 }
 
-/** The budget's note on a response it cut short; small and fixed, so no cap is at stake. */
+/**
+ * A response the budget cut short is `truncated` and carries its note: kept under the notes cap
+ * where the response was built with it (response.ts pinnedNotes), added here otherwise.
+ */
 export function withBudgetNote(response: ExecuteResponse, budget: PostRunBudget | undefined): ExecuteResponse {
   const note = budget?.note();
-  return note ? { ...response, notes: [...(response.notes ?? []), note], truncated: true } : response;
+  if (!note) return response;
+  const notes = response.notes?.includes(note) ? response.notes : [...(response.notes ?? []), note];
+  return { ...response, notes, truncated: true };
 }

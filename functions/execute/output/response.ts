@@ -24,6 +24,10 @@ export interface ResponseLimits {
   readonly caps: ResponseCaps;
   /** The request's output budget as resolved (its caps are `caps`): what a fired cap's note names. */
   readonly budget?: ResolvedBudget;
+  /** The API function's notes about the request (the event's `notes`): first, under the same cap. */
+  readonly requestNotes?: readonly string[];
+  /** Notes the cap must keep whatever else it drops, last (the post-run budget's). */
+  readonly pinnedNotes?: readonly string[];
 }
 
 /** The TypeScript validator refused the script: R never started. */
@@ -116,6 +120,19 @@ export function unarmedResponse(report: string, base: ResponseBase): ExecuteResp
   };
 }
 
+/**
+ * A response that never reached ranFields (the script was not run, or its result was withheld)
+ * still carries the API function's notes about the request, within the same cap.
+ */
+export function withRequestNotes(
+  response: ExecuteResponse,
+  limits: Pick<ResponseLimits, 'requestNotes' | 'pinnedNotes'> & { readonly caps: Pick<ResponseCaps, 'notes' | 'noteBytes'> },
+): ExecuteResponse {
+  const [notes, pinned] = [limits.requestNotes ?? [], limits.pinnedNotes ?? []];
+  if (response.notes !== undefined || notes.length + pinned.length === 0) return response;
+  return { ...response, notes: capNotes(notes, limits.caps, pinned).value };
+}
+
 /** dsprrr's pair: a failure the script's author can fix is retryable, one the service caused is not. */
 function failedBy(errorType: ErrorType): Pick<ExecuteResponse, 'errorType' | 'retryable'> {
   return { errorType, retryable: errorType === 'execution' };
@@ -131,7 +148,7 @@ function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly
     plots: [...artifacts.plots],
     plotsOmitted: artifacts.plotsOmitted,
     files: [...artifacts.files],
-    notes: capNotes([...(limits.budget?.notes ?? []), ...consoleNote(output, bytes, omitted, limits), ...notes, ...artifacts.notes], limits.caps).value,
+    notes: capNotes([...(limits.requestNotes ?? []), ...(limits.budget?.notes ?? []), ...consoleNote(output, bytes, omitted, limits), ...notes, ...artifacts.notes], limits.caps, limits.pinnedNotes).value,
   };
 }
 

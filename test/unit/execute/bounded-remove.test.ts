@@ -86,5 +86,7 @@ describe('PostRunBudget', () => {
     const cut = new PostRunBudget(0);
     cut.stop('plots');
     expect(withBudgetNote(response, cut)).toMatchObject({ truncated: true, notes: [cut.note()] });
+    // Built with the note already (under the notes cap): it is not added a second time.
+    expect(withBudgetNote({ ...response, notes: ['a', cut.note()!] }, cut)).toMatchObject({ truncated: true, notes: ['a', cut.note()] });
   });
 });

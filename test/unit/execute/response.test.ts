@@ -5,7 +5,7 @@ import { resolveOutputBudget } from '../../../layers/config/output-budget.ts';
 import type { CapturedOutput } from '../../../functions/execute/output/caps.ts';
 import type { RunnerEnvelope } from '../../../functions/execute/output/envelope.ts';
 import type { Artifacts, RunOutcome } from '../../../functions/execute/outcome.ts';
-import { executeResponse, rejectedResponse, unarmedResponse, type ResponseLimits } from '../../../functions/execute/output/response.ts';
+import { executeResponse, rejectedResponse, unarmedResponse, withRequestNotes, type ResponseLimits } from '../../../functions/execute/output/response.ts';
 
 const base = { durationMs: 42, rVersion: '4.2.2', timestamp: '2026-01-01T00:00:00.000Z' };
 const limits: ResponseLimits = {
@@ -239,5 +239,31 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
         `the value was left out: its JSON is larger than 300 bytes; outputBudget.valueBytes is 300; raise it (up to ${config.caps.valueBytes}) to get more`,
       ]);
     });
+  });
+});
+
+describe('the notes cap (maxNotes)', () => {
+  const capped: ResponseLimits = { ...limits, caps: { ...limits.caps, notes: 3 } };
+  const threeNotes: Artifacts = { ...noArtifacts, notes: ['a', 'b', 'c'] };
+
+  it('keeps exactly maxNotes notes of the run as they are', () => {
+    expect(executeResponse(envelope({}, threeNotes), capped, base).notes).toEqual(['a', 'b', 'c']);
+  });
+
+  it("puts the API's request notes first, under the same cap, the last place counting what was left out", () => {
+    const response = executeResponse(envelope({}, threeNotes), { ...capped, requestNotes: ['clamp'] }, base);
+    expect(response.notes).toEqual(['clamp', 'a', '2 more note(s) were left out (GET /health limits.maxNotes)']);
+  });
+
+  it("keeps the post-run budget's note last, inside the cap", () => {
+    const response = executeResponse(envelope({}, threeNotes), { ...capped, requestNotes: ['clamp'], pinnedNotes: ['budget'] }, base);
+    expect(response.notes).toEqual(['clamp', '3 more note(s) were left out (GET /health limits.maxNotes)', 'budget']);
+  });
+
+  it('gives a response that never ran the script its request and pinned notes, within the cap', () => {
+    const rejected = rejectedResponse({ valid: false, errors: [], lint: [], durationMs: 0 }, base);
+    expect(withRequestNotes(rejected, { caps: { notes: 1, noteBytes: 1024 }, requestNotes: ['clamp'], pinnedNotes: ['budget'] }).notes).toEqual(['budget']);
+    expect(withRequestNotes(rejected, { caps: capped.caps, requestNotes: ['clamp'] }).notes).toEqual(['clamp']);
+    expect(withRequestNotes(rejected, { caps: capped.caps })).toBe(rejected);
   });
 });
