@@ -137,6 +137,7 @@ checked_ns_get <- function(policy) {
     # base::local() is the script's local(), as the validators treat it.
     if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
     if (pkg == "base" && name == "requireNamespace") return(safe_require_namespace(policy))
+    if (paste0(pkg, "::", name) %in% policy$package_queries) return(package_query_function(name, policy))
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)

@@ -31,7 +31,9 @@ case(":: answers the listed exports of rlang, which is blocked, and refuses the 
   expect_identical(in_script("rlang::`%||%`"), rlang::`%||%`)
   expect_error(in_script("rlang::eval_tidy"), "'rlang::eval_tidy' is not available in jube-r: rlang is blocked")
   expect_error(in_script("rlang::env_get"), "Of rlang, a script may call only sym, syms,")
-  expect_error(in_script("rlang::is_installed"), "loads the namespace it asks about")
+  expect_error(in_script("rlang::exec"), "the way do.call\\(\\) does without its checks")
+  expect_identical(in_script("rlang::is_installed")("stats"), TRUE)
+  expect_identical(in_script("rlang::is_installed")("processx"), FALSE)
 })
 case(":: passes anything else through", expect_identical(in_script("stats::median"), stats::median))
 
