@@ -60,6 +60,15 @@ describe('safe forms: accepted by /validate and the runtime alike, and they run'
     expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('boom') });
   });
 
+  it('purrr::attr_getter() (its Rd example) passes both and runs, on the runner\'s attr()', async () => {
+    const script = 'library(purrr)\nx <- list(structure(1, obj_attr = "a"), structure(2, obj_attr = "b"))\n' +
+      'get_rownames <- attr_getter("row.names")\nc(pluck(x, 2, attr_getter("obj_attr")), get_rownames(mtcars)[1], map_chr(x, attr_getter("obj_attr")))';
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: ['b', 'Mazda RX4', 'a', 'b'] } });
+  });
+
   it('warn = 2 left set: the runner still reports the script\'s warning (its handler sees it first) and finishes', async () => {
     const { response } = await verdicts('options(warn = 2)\nx <- as.integer("x")\n1');
     expect(response).toMatchObject({ status: 'ok', warnings: ['NAs introduced by coercion'], value: { json: 1 } });

@@ -38,9 +38,15 @@ case(":: answers the listed exports of rlang, which is blocked, and refuses the 
 case(":: passes anything else through", expect_identical(in_script("stats::median"), stats::median))
 
 case("the mask binds every safe replacement of an allowed package", {
+  wide <- runner$make_mask(runner$compile_policy(rules, c(test_packages, "purrr")))
   for (name in names(runner$safe_replacements)) {
-    expect_identical(get(name, envir = mask, inherits = FALSE), runner$safe_replacements[[name]]$fun)
+    expect_identical(get(name, envir = wide, inherits = FALSE), runner$safe_replacements[[name]]$fun)
   }
+})
+case("purrr's attr_getter() is answered with a getter on the runner's attr()", {
+  expect_identical(runner$safe_attr_getter("units")(structure(1, units = "kg")), "kg")
+  holder <- structure(1, where = globalenv())
+  expect_error(runner$safe_attr_getter("where")(holder), "attribute 'where' holds an environment")
 })
 case("a replacement of a package that is not allowed is left out of the mask", {
   narrow <- runner$make_mask(runner$compile_policy(rules, c("base", "utils", "methods")))
