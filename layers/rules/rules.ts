@@ -30,6 +30,12 @@ export const ScriptRulesSchema = z.strictObject({
       why: z.string().min(1),
       groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
     }),
+    /** `pkg::name` functions that load the packages they ask about (rlang::is_installed): held to the loaders' rules. */
+    packageQueries: z.strictObject({
+      why: z.string().min(1),
+      functions: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9.]*::[A-Za-z.][A-Za-z0-9._]*$/)).min(1),
+      allowedNamedArguments: z.array(z.string().min(1)),
+    }),
     /** Blocked packages whose listed functions may still be called as `pkg::name`, each group with its reason. */
     namedExports: z.strictObject({
       why: z.string().min(1),

@@ -58,6 +58,9 @@ export interface CompiledRules {
   readonly namedExports: ReadonlyMap<string, ReadonlySet<string>>;
   /** `pkg::name` -> why that export of a named-exports package is not among them. */
   readonly refusedExports: ReadonlyMap<string, string>;
+  /** packages.packageQueries: `pkg::name` -> held to the loaders' rules, with these named arguments allowed. */
+  readonly packageQueries: ReadonlySet<string>;
+  readonly packageQueryArguments: ReadonlySet<string>;
   readonly installedPackages: ReadonlySet<string>;
   readonly installedPackageList: readonly string[];
   readonly optionFunctions: ReadonlySet<string>;
@@ -129,6 +132,8 @@ export function compileRules(
     refusedExports: new Map(
       rules.packages.namedExports.packages.flatMap((p) => Object.entries(p.refused).map(([name, why]) => [`${p.name}::${name}`, why])),
     ),
+    packageQueries: new Set(rules.packages.packageQueries.functions),
+    packageQueryArguments: new Set(rules.packages.packageQueries.allowedNamedArguments),
     installedPackages: installed,
     installedPackageList: [...installed].sort(),
     optionFunctions: new Set(rules.options.functions),

@@ -116,9 +116,10 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
     }
   )
   set_time_limit()
-  # The script may have set warn (options.restrictedValues): the runner's own code after it runs
-  # with R's default, or a warning of its own (warn = 2: an error) would stop it writing the envelope.
-  options(warn = 0L)
+  # The script may have set warn (options.restrictedValues) or show.error.messages: the runner's own
+  # code after it runs with R's defaults, or a warning of its own (warn = 2: an error) would stop it
+  # writing the envelope, and a fault of its own would leave no trace on stderr.
+  options(warn = 0L, show.error.messages = TRUE)
   close_plot_capture()
   plot_pages <- if (identical(plot_capture, "on")) {
     tryCatch(recorded_plot_pages(workdir, input$plots), error = function(e) list())

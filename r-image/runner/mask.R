@@ -52,6 +52,12 @@ safe_attr <- function(x, which, exact = FALSE) {
   }
   value
 }
+# purrr's attr_getter() builds its getter on base's attr(); this one on the runner's, so the getter
+# (given to pluck(), map() or called) refuses an environment-valued attribute as attr() does.
+safe_attr_getter <- function(attr) {
+  force(attr)
+  function(x) safe_attr(x, attr, exact = TRUE)
+}
 safe_attributes <- function(x) {
   value <- real_attributes(x)
   if (is.null(value)) return(value)
@@ -112,6 +118,7 @@ safe_replacements <- list(
   fread = list(pkg = "data.table", fun = safe_fread),
   attr = list(pkg = "base", fun = safe_attr),
   attributes = list(pkg = "base", fun = safe_attributes),
+  attr_getter = list(pkg = "purrr", fun = safe_attr_getter),
   `@` = list(pkg = "base", fun = safe_at),
   slot = list(pkg = "methods", fun = safe_slot),
   loadNamespace = list(pkg = "base", fun = safe_load_namespace),
@@ -137,6 +144,7 @@ checked_ns_get <- function(policy) {
     # base::local() is the script's local(), as the validators treat it.
     if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
     if (pkg == "base" && name == "requireNamespace") return(safe_require_namespace(policy))
+    if (paste0(pkg, "::", name) %in% policy$package_queries) return(package_query_function(name, policy))
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)

@@ -29,6 +29,8 @@ compile_policy <- function(rules, allowed_packages) {
       lapply(rules$packages$metaPackages, function(m) strings(m$members)),
       vapply(rules$packages$metaPackages, function(m) m$name, character(1))
     ),
+    package_queries = strings(rules$packages$packageQueries$functions),
+    package_query_args = strings(rules$packages$packageQueries$allowedNamedArguments),
     named_exports = stats::setNames(
       lapply(rules$packages$namedExports$packages, function(p) strings(lapply(p$groups, function(g) g$names))),
       vapply(rules$packages$namedExports$packages, function(p) p$name, character(1))

@@ -92,3 +92,71 @@ check_loader_call <- function(name, site, policy, add) {
     add("PACKAGE_NOT_ALLOWED", package_unavailable(pkg, policy), site$line, site$col, pkg)
   }
 }
+
+# The packages an argument names literally for rlang::is_installed() and friends: a string, or a
+# call of plain `c` whose arguments are all unnamed strings; else NULL (literalPackageNames in
+# layers/validator/package-names.ts).
+literal_package_names <- function(pd, arg) {
+  if (identical(arg$token, "STR_CONST")) return(string_value(arg$text))
+  if (is.null(arg$id) || !identical(arg$token, "expr")) return(NULL)
+  kids <- children_of(pd, arg$id)
+  if (nrow(kids) < 3L || kids$token[[1L]] != "expr" || kids$token[[2L]] != "'('") return(NULL)
+  fn <- children_of(pd, kids$id[[1L]])
+  if (nrow(fn) != 1L || fn$token[[1L]] != "SYMBOL_FUNCTION_CALL" || strip_quotes(fn$text[[1L]]) != "c") return(NULL)
+  unnamed_strings(call_arguments(pd, arg$id))
+}
+
+# The values of `args` when every one is an unnamed string literal (and there is one), else NULL.
+unnamed_strings <- function(args) {
+  literal <- vapply(args, function(a) is.null(a$name) && identical(a$token, "STR_CONST"), logical(1))
+  if (length(args) == 0L || !all(literal)) return(NULL)
+  vapply(args, function(a) string_value(a$text), character(1))
+}
+
+# "pkg::name" of the call at `site` when its function is written pkg::name, else "".
+qualified_callee <- function(site, name) {
+  pd <- site$parsed$pd
+  fn <- children_of(pd, children_of(pd, site$call)$id[[1L]])
+  if (nrow(fn) != 3L || fn$token[[2L]] != "NS_GET") return("")
+  paste0(strip_quotes(fn$text[[1L]]), "::", name)
+}
+
+# rlang::is_installed()/check_installed() (packages.packageQueries) are held to the loaders' rules:
+# their packages named literally, each one a script may load, only the listed named arguments
+# (the TypeScript validator's package-query check).
+check_package_query <- function(name, site, policy, add) {
+  query <- qualified_callee(site, name)
+  if (!(query %in% policy$package_queries)) return(invisible())
+  package_arg <- check_query_arguments(query, site, policy, add)
+  packages <- if (!is.null(package_arg)) literal_package_names(site$parsed$pd, package_arg)
+  if (is.null(packages)) {
+    at <- if (is.null(package_arg)) site else package_arg
+    add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name its packages literally", query), at$line, at$col, query)
+    return(invisible())
+  }
+  for (pkg in packages) {
+    if (!(pkg %in% policy$allowed_packages)) {
+      add("PACKAGE_NOT_ALLOWED", package_unavailable(pkg, policy), package_arg$line, package_arg$col, pkg)
+    }
+  }
+}
+
+# The argument a package query takes its packages from (the first positional or `pkg =`), or NULL;
+# every other argument must be one of the listed named ones.
+check_query_arguments <- function(query, site, policy, add) {
+  allowed <- paste(policy$package_query_args, collapse = ", ")
+  package_arg <- NULL
+  for (arg in site$args) {
+    if ((is.null(arg$name) || arg$name == "pkg") && is.null(package_arg)) {
+      package_arg <- arg
+    } else if (is.null(arg$name) || arg$name == "pkg") {
+      add("PACKAGE_LOADER_ARGUMENT", sprintf(
+        "%s() takes its packages as one argument; pass the others by name (allowed: %s)", query, allowed
+      ), arg$line, arg$col, query)
+    } else if (!(arg$name %in% policy$package_query_args)) {
+      add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() may not be given '%s' (allowed: %s)", query, arg$name, allowed),
+        arg$line, arg$col, arg$name)
+    }
+  }
+  package_arg
+}

@@ -195,5 +195,6 @@ token_rules <- list(
 # The first rule naming a called function checks that call.
 call_rules <- list(
   package_loader = list(names = function(policy) policy$loaders, check = check_loader_call),
+  package_query = list(names = function(policy) sub("^.*::", "", policy$package_queries), check = check_package_query),
   options = list(names = function(policy) policy$option_functions, check = check_options_call)
 )

@@ -116,6 +116,10 @@ describe('red team: environments outside the mask are not handed out', () => {
   it.each([
     { name: "attr(, '.Environment') of a terms object", script: 'd <- data.frame(y = 1:3, x = 1:3)\ne <- attr(attr(model.frame("y ~ x", d), "terms"), ".Environment")', error: "attribute '.Environment' holds an environment" },
     { name: 'base::attr through ::', script: 'e <- base::attr(terms(y ~ x), ".Environment")', error: "attribute '.Environment' holds an environment" },
+    // purrr's own attr_getter() reads with base's attr(); the runner answers it with one on its attr().
+    { name: 'purrr::attr_getter(".Environment")', script: 'g <- purrr::attr_getter(".Environment")\ne <- g(y ~ x)', error: "attribute '.Environment' holds an environment" },
+    { name: 'attr_getter given to pluck()', script: 'library(purrr)\ne <- pluck(list(terms(y ~ x)), 1, attr_getter(".Environment"))', error: "attribute '.Environment' holds an environment" },
+    { name: 'attr_getter through match.fun()', script: 'g <- match.fun("attr_getter")(".Environment")\ne <- g(y ~ x)', error: "attribute '.Environment' holds an environment" },
     // getClass("environment")@prototype was one (getClass is forbidden now); any environment slot is refused.
     { name: 'an environment slot through @', script: 'setClass("H", representation(e = "environment"))\nh <- new("H", e = new.env())\nh@e', error: 'this slot holds an environment' },
     { name: 'an environment slot through methods::slot', script: 'setClass("H", representation(e = "environment"))\nh <- new("H", e = new.env())\nmethods::slot(h, "e")', error: "slot 'e' holds an environment" },

@@ -43,6 +43,32 @@ describe('safe forms: accepted by /validate and the runtime alike, and they run'
     expect(response.status, response.error ?? '').toBe('ok');
   });
 
+  it.each([
+    ['max.print, saved and restored', 'op <- options(max.print = 5, width = 80)\nprint(1:10)\noptions(op)\ngetOption("max.print")', 99999],
+    ['show.error.messages around try()', 'options(show.error.messages = FALSE)\nr <- try(log("a"))\noptions(show.error.messages = TRUE)\ninherits(r, "try-error")', true],
+    ['the warning and deparse settings', 'options(nwarnings = 5, warning.length = 200, deparse.max.lines = 2, matprod = "internal")\nsum(matrix(1:4, 2) %*% matrix(1:4, 2))', 54],
+  ])('options that only change the script\'s own process: %s passes both and runs', async (_, script, value) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: value } });
+  });
+
+  it('show.error.messages = FALSE left set: the script\'s error is still reported', async () => {
+    const { statically, response } = await verdicts('options(show.error.messages = FALSE)\nstop("boom")');
+    expect(statically).toEqual([]);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('boom') });
+  });
+
+  it('purrr::attr_getter() (its Rd example) passes both and runs, on the runner\'s attr()', async () => {
+    const script = 'library(purrr)\nx <- list(structure(1, obj_attr = "a"), structure(2, obj_attr = "b"))\n' +
+      'get_rownames <- attr_getter("row.names")\nc(pluck(x, 2, attr_getter("obj_attr")), get_rownames(mtcars)[1], map_chr(x, attr_getter("obj_attr")))';
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: ['b', 'Mazda RX4', 'a', 'b'] } });
+  });
+
   it('warn = 2 left set: the runner still reports the script\'s warning (its handler sees it first) and finishes', async () => {
     const { response } = await verdicts('options(warn = 2)\nx <- as.integer("x")\n1');
     expect(response).toMatchObject({ status: 'ok', warnings: ['NAs introduced by coercion'], value: { json: 1 } });
@@ -71,7 +97,18 @@ describe('rlang, blocked but for its named exports', () => {
     expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('no rows') });
   });
 
-  it.each(['rlang::eval_tidy(quote(1))', 'e <- rlang::env()', 'rlang::is_installed("dplyr")'])(
+  it('rlang::exec is refused by both, advising do.call() with the function named literally, which passes both and runs', async () => {
+    const { statically, atRuntime } = await verdicts('pieces <- list(1:2, 3:4)\nrlang::exec(rbind, !!!pieces)');
+    expect(statically).toEqual(['PACKAGE_NOT_ALLOWED:rlang']);
+    expect(atRuntime).toEqual(statically);
+    expect(loadRules().packages.namedExports.packages.find((p) => p.name === 'rlang')?.refused['exec']).toContain('do.call(rbind, pieces)');
+    const followed = await verdicts('pieces <- list(1:2, 3:4)\nm <- do.call(rbind, pieces)\nm[2, 1]');
+    expect(followed.statically).toEqual([]);
+    expect(followed.atRuntime).toEqual([]);
+    expect(followed.response).toMatchObject({ status: 'ok', value: { json: 3 } });
+  });
+
+  it.each(['rlang::eval_tidy(quote(1))', 'e <- rlang::env()'])(
     '%s is refused by both with the same code',
     async (script) => {
       const { statically, atRuntime } = await verdicts(script);
@@ -110,6 +147,42 @@ describe('found by the vignette corpus (npm run bench -- vignettes): accepted by
     const { statically, atRuntime } = await verdicts(script);
     expect(statically).toEqual([code]);
     expect(atRuntime).toEqual(statically);
+  });
+});
+
+// roxygen's @examplesIf renders as `if (rlang::is_installed("pkg")) (if (...) withAutoprint else force)({ ... })`.
+describe('rlang::is_installed() and check_installed(), as requireNamespace()', () => {
+  it.each([
+    ['an @examplesIf block on an allowed package', 'if (rlang::is_installed("dplyr")) (if (getRversion() >= "3.4") withAutoprint else force)({\n  library(dplyr)\n  n <- nrow(filter(mtcars, cyl == 4))\n})\nn', 11],
+    ['c() of packages and a version', 'c(rlang::is_installed(c("dplyr", "stats")), rlang::is_installed("stats", version = "99.0"))', [true, false]],
+    ['an absent package in the condition, answered FALSE', 'if (rlang::is_installed(c("dplyr", "brms"))) 1 else 2', 2],
+    ['check_installed of an allowed package', 'rlang::check_installed("MASS", reason = "for fitdistr")\nMASS::fitdistr(c(1, 2, 3), "normal")$estimate[["mean"]]', 2],
+    ['a requireNamespace() @examplesIf block', 'if (requireNamespace("tibble", quietly = TRUE)) withAutoprint({\n  t <- tibble::tibble(a = 1:2)\n})\nnrow(t)', 2],
+    ['an @examplesIf block on an absent package, which R skips', 'if (rlang::is_installed("brms")) withAutoprint({\n  library(brms)\n  system("id")\n})\n"skipped"', 'skipped'],
+  ])('%s passes both and runs', async (_, script, value) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: value } });
+  });
+
+  it('check_installed() of a package too old fails the script with its reason, installing nothing', async () => {
+    const { statically, response } = await verdicts('rlang::check_installed("MASS", version = "99.0", reason = "to fit")');
+    expect(statically).toEqual([]);
+    expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('The package "MASS" is required to fit') });
+  });
+
+  it.each([
+    ['rlang::is_installed("R6")', 'PACKAGE_NOT_ALLOWED:R6'],
+    ['p <- "dplyr"\nrlang::is_installed(p)', 'PACKAGE_LOADER_ARGUMENT:rlang::is_installed'],
+    ['rlang::check_installed("dplyr", action = function(pkg, ...) 1)', 'PACKAGE_LOADER_ARGUMENT:action'],
+    ['if (rlang::is_installed("brms") && TRUE) system("id")', 'FORBIDDEN_SYMBOL:system'],
+    ['`::` <- function(a, b) function(...) TRUE\nif (rlang::is_installed("brms")) system("id")', 'FORBIDDEN_SYMBOL:system'],
+  ])('%s is refused by both with the same codes', async (script, code) => {
+    const { statically, atRuntime } = await verdicts(script);
+    expect(statically).toContain(code);
+    // The R re-validation reports call rules after token rules; the set is what must agree.
+    expect([...atRuntime].sort()).toEqual([...statically].sort());
   });
 });
 
@@ -178,6 +251,8 @@ describe('requireNamespace() guards on an absent package', () => {
 describe('their refused neighbours: refused by both, with the same codes', () => {
   it.each([
     ['options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],
+    ['options(expressions = 5e5)', 'OPTION_NOT_ALLOWED:expressions'],
+    ['options(pager = "cat")', 'OPTION_NOT_ALLOWED:pager'],
     ['w <- 1\noptions(warn = w)', 'OPTION_NOT_ALLOWED:warn'],
     ['Sys.setenv(PATH = "/tmp")', 'FORBIDDEN_SYMBOL:Sys.setenv'],
     ['Sys.setenv(TZ = ":/etc/passwd")', 'FORBIDDEN_SYMBOL:Sys.setenv'],

@@ -9,6 +9,7 @@ import { formulaString } from './formula-string.ts';
 import { namespacePackage } from './namespace-package.ts';
 import { optionsCheck } from './options.ts';
 import { packageLoader } from './package-loader.ts';
+import { packageQuery } from './package-query.ts';
 import { s3Dispatch } from './s3-dispatch.ts';
 
 export const CHECKS = {
@@ -16,6 +17,7 @@ export const CHECKS = {
   'forbidden-string-function': forbiddenStringFunction,
   'blocked-operator': blockedOperator,
   'package-loader': packageLoader,
+  'package-query': packageQuery,
   'namespace-package': namespacePackage,
   options: optionsCheck,
   's3-dispatch': s3Dispatch,

@@ -27,3 +27,36 @@ case("the script's requireNamespace answers FALSE for a package it may not load,
   expect_identical(guarded("brms"), FALSE)
   expect_identical(guarded("stats"), TRUE)
 })
+case("rlang::is_installed() of an absent package guards as requireNamespace() does", {
+  expect_identical(verdict('if (rlang::is_installed("brms")) {\n  library(brms)\n  system("id")\n}'), character())
+  expect_identical(verdict('if (rlang::is_installed(c("dplyr", "brms"))) brms::brm(y ~ x)'), character())
+  expect_identical(verdict('if (rlang::is_installed("brms", version = "2")) brms::brm(y ~ x) else 1'), character())
+  refused <- verdict('if (rlang::is_installed("brms")) 1 else processx::run("id")')
+  expect_identical(refused, "PACKAGE_NOT_ALLOWED:processx")
+})
+case("an rlang::is_installed() guard R could be made to answer otherwise is judged as usual", {
+  judged <- function(script, code) expect_true(code %in% verdict(script))
+  judged('if (rlang::is_installed("brms") && TRUE) brms::brm(y ~ x)', "PACKAGE_NOT_ALLOWED:brms")
+  judged('if (rlang::is_installed("processx")) processx::run("id")', "PACKAGE_NOT_ALLOWED:processx")
+  judged('c <- function(...) "dplyr"\nif (rlang::is_installed(c("brms"))) system("id")', "FORBIDDEN_SYMBOL:system")
+  rebound <- "`::` <- function(a, b) function(...) TRUE\n"
+  judged(paste0(rebound, 'if (rlang::is_installed("brms")) system("id")'), "FORBIDDEN_SYMBOL:system")
+  judged(paste0(rebound, 'if (base::requireNamespace("brms")) system("id")'), "FORBIDDEN_SYMBOL:system")
+})
+case("rlang::is_installed() and check_installed() are held to the loaders' rules", {
+  allowed <- 'rlang::is_installed(c("dplyr", "stats"))\nrlang::check_installed("dplyr", reason = "to summarise")'
+  expect_identical(verdict(allowed), character())
+  expect_identical(verdict('rlang::is_installed("R6")'), "PACKAGE_NOT_ALLOWED:R6")
+  expect_identical(verdict('p <- "dplyr"\nrlang::is_installed(p)'), "PACKAGE_LOADER_ARGUMENT:rlang::is_installed")
+  expect_identical(verdict('rlang::check_installed("dplyr", action = print)'), "PACKAGE_LOADER_ARGUMENT:action")
+})
+case("the script's rlang::is_installed() answers as its requireNamespace(); check_installed() errors instead", {
+  is_installed <- runner$safe_is_installed(policy)
+  expect_identical(is_installed("processx"), FALSE)
+  expect_identical(is_installed(c("stats", "brms")), FALSE)
+  expect_identical(is_installed(c("stats", "jsonlite")), TRUE)
+  expect_identical(is_installed("stats", version = "99.0"), FALSE)
+  check_installed <- runner$safe_check_installed(policy)
+  expect_identical(check_installed("stats"), NULL)
+  expect_true(inherits(tryCatch(check_installed("processx"), error = identity), "rlib_error_package_not_found"))
+})

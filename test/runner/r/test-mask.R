@@ -31,14 +31,22 @@ case(":: answers the listed exports of rlang, which is blocked, and refuses the 
   expect_identical(in_script("rlang::`%||%`"), rlang::`%||%`)
   expect_error(in_script("rlang::eval_tidy"), "'rlang::eval_tidy' is not available in jube-r: rlang is blocked")
   expect_error(in_script("rlang::env_get"), "Of rlang, a script may call only sym, syms,")
-  expect_error(in_script("rlang::is_installed"), "loads the namespace it asks about")
+  expect_error(in_script("rlang::exec"), "the way do.call\\(\\) does without its checks")
+  expect_identical(in_script("rlang::is_installed")("stats"), TRUE)
+  expect_identical(in_script("rlang::is_installed")("processx"), FALSE)
 })
 case(":: passes anything else through", expect_identical(in_script("stats::median"), stats::median))
 
 case("the mask binds every safe replacement of an allowed package", {
+  wide <- runner$make_mask(runner$compile_policy(rules, c(test_packages, "purrr")))
   for (name in names(runner$safe_replacements)) {
-    expect_identical(get(name, envir = mask, inherits = FALSE), runner$safe_replacements[[name]]$fun)
+    expect_identical(get(name, envir = wide, inherits = FALSE), runner$safe_replacements[[name]]$fun)
   }
+})
+case("purrr's attr_getter() is answered with a getter on the runner's attr()", {
+  expect_identical(runner$safe_attr_getter("units")(structure(1, units = "kg")), "kg")
+  holder <- structure(1, where = globalenv())
+  expect_error(runner$safe_attr_getter("where")(holder), "attribute 'where' holds an environment")
 })
 case("a replacement of a package that is not allowed is left out of the mask", {
   narrow <- runner$make_mask(runner$compile_policy(rules, c("base", "utils", "methods")))

@@ -53,9 +53,9 @@ case("an rlang export off its list is refused with the rules' reason, as the Typ
     )
   )
   expect_identical(
-    runner$named_export_unavailable("rlang", "is_installed", policy),
-    sprintf("'rlang::is_installed' is not available in jube-r: %s Of rlang, a script may call only %s, as rlang::name.",
-            rlang_rules$refused$is_installed, listed)
+    runner$named_export_unavailable("rlang", "exec", policy),
+    sprintf("'rlang::exec' is not available in jube-r: %s Of rlang, a script may call only %s, as rlang::name.",
+            rlang_rules$refused$exec, listed)
   )
 })
 case("an installed package that is not allowed says it is only a dependency, as the TypeScript validator does", {

@@ -69,10 +69,26 @@ rule_table("package_loader",
   )
 )
 
+rule_table("package_query",
+  allowed = c(
+    "rlang::is_installed('dplyr')", "rlang::is_installed(c('dplyr', 'stats'))",
+    "rlang::check_installed('jsonlite', reason = 'to parse')", "is_installed <- function(p) TRUE\nis_installed(x)"
+  ),
+  refused = list(
+    "rlang::is_installed('R6')" = "PACKAGE_NOT_ALLOWED:R6",
+    "rlang::is_installed(c('dplyr', 'brms'))" = "PACKAGE_NOT_ALLOWED:brms",
+    "rlang::is_installed(p)" = "PACKAGE_LOADER_ARGUMENT:rlang::is_installed",
+    "rlang::is_installed(c(p))" = "PACKAGE_LOADER_ARGUMENT:rlang::is_installed",
+    "rlang::is_installed('dplyr', 'tidyr')" = "PACKAGE_LOADER_ARGUMENT:rlang::is_installed",
+    "rlang::check_installed('dplyr', action = f)" = "PACKAGE_LOADER_ARGUMENT:action"
+  )
+)
+
 rule_table("options",
   allowed = c(
     "options(digits = 3)", "options('digits')", "getOption('warn')",
-    "options(warn = -1)", "options(warn = 0)", "options(warn = 1)", "old <- options(warn = 2L)"
+    "options(warn = -1)", "options(warn = 0)", "options(warn = 1)", "old <- options(warn = 2L)",
+    "op <- options(max.print = 25000)", "options(show.error.messages = FALSE, nwarnings = 10)"
   ),
   refused = list(
     "options(warn = 3)" = "OPTION_NOT_ALLOWED:warn",
@@ -103,7 +119,8 @@ case("a syntax error points at R's line and column", {
 
 case("every registered rule has a table here", {
   tested <- c(
-    "forbidden_symbol", "blocked_operator", "namespace_package", "string_as_name", "package_loader", "options"
+    "forbidden_symbol", "blocked_operator", "namespace_package", "string_as_name", "package_loader", "package_query",
+    "options"
   )
   expect_identical(sort(c(names(runner$token_rules), names(runner$call_rules))), sort(tested))
 })

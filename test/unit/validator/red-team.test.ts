@@ -25,7 +25,6 @@ describe('red-team regressions: the static walk', () => {
       ['getClassDef', 'd <- methods::getClassDef("environment")', 'getClassDef'],
       ['getRefClass, a generator environment', 'g <- methods::getRefClass("envRefClass")', 'getRefClass'],
       ['a global calling handler that runs during the runner\'s own code', 'globalCallingHandlers(error = function(e) NULL)', 'globalCallingHandlers'],
-      ['purrr::attr_getter reading .Environment from inside purrr', 'g <- purrr::attr_getter(".Environment")', 'attr_getter'],
     ])('rejects %s', async (_, script, symbol) => {
       expect(await errorsOf(script)).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
     });
@@ -38,6 +37,7 @@ describe('red-team regressions: the static walk', () => {
       ['data() of a dataset', 'data(iris)'],
       ['S4 class, new() and @', 'setClass("P", representation(x = "numeric")); p <- new("P", x = 3); p@x'],
       ['reading an attribute', 'attr(structure(1, units = "kg"), "units")'],
+      ['purrr::attr_getter (the runner answers it with a getter on its own attr())', 'library(purrr)\npluck(list(structure(1, u = "kg")), 1, attr_getter("u"))'],
       ['loadNamespace of an allowed package', 'loadNamespace("stats")'],
       ['a column called attach read through .data', 'dplyr::filter(d, .data$attach > 1)'],
     ])('accepts %s', async (_, script) => {
