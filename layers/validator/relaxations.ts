@@ -196,16 +196,18 @@ export function exampleProblem(fn: string, call: Node, rules: CompiledRules): st
   if (topic?.value?.type !== NodeKind.identifier && topic?.value?.type !== NodeKind.string) {
     return `the topic must be written literally, as a name or a string (e.g. ${example})`;
   }
-  if (positional.length > (args.some((a) => a.name === 'topic') ? 1 : 2)) return `name its arguments (e.g. ${example})`;
+  // Positional arguments fill topic and package, whichever is not named (R matches names first).
+  const unnamedFormals = 2 - (args.some((a) => a.name === 'topic') ? 1 : 0) - (args.some((a) => a.name === 'package') ? 1 : 0);
+  if (positional.length > unnamedFormals) return `name its arguments (e.g. ${example})`;
   const pkg = examplePackageNode(call);
   if (pkg !== undefined && pkg.type !== NodeKind.string) return `the package must be a literal string (e.g. ${example})`;
   for (const arg of args) {
     if (arg.name === undefined || arg.name === 'topic' || arg.name === 'package') continue;
     if (!rules.exampleOtherArguments.has(arg.name)) {
       const others = [...rules.exampleOtherArguments].filter((a) => a !== 'package').join(', ');
-      return `it may be given only the topic, package and ${others}, not ${arg.name}`;
+      return `it may be given only the topic, package and ${others}, not ${arg.name} (e.g. ${example})`;
     }
-    if (!isLogical(arg.value)) return `${arg.name} must be TRUE or FALSE`;
+    if (!isLogical(arg.value)) return `${arg.name} must be TRUE or FALSE (e.g. ${fn}(lm, package = "stats", ${arg.name} = TRUE))`;
   }
   return undefined;
 }

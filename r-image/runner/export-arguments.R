@@ -31,7 +31,9 @@ check_export_arguments <- function(parsed, i, pkg, name, spec, policy, add) {
     add("PACKAGE_NOT_ALLOWED", sprintf("'%s' is allowed in jube-r only with checked arguments: %s", fn, why),
       at$line, at$col, pkg)
   }
-  called <- i + 2L <= nrow(parsed$tokens) && parsed$tokens$token[[i + 2L]] == "SYMBOL_FUNCTION_CALL"
+  # pkg::name(...) and pkg::"name"(...) are calls; the name token is the call's function either way.
+  called <- i + 2L <= nrow(parsed$tokens) && (parsed$tokens$token[[i + 2L]] == "SYMBOL_FUNCTION_CALL" ||
+    (parsed$tokens$token[[i + 2L]] == "STR_CONST" && parsed$next_token[[i + 2L]] == "'('"))
   site <- if (called) call_site(parsed, i + 2L)
   if (!called || piped_call(parsed$pd, site$call)) {
     refuse_here(sprintf("call it directly as %s(...), not as a value or through a pipe", fn))

@@ -35,8 +35,10 @@ example_problem <- function(name, site, policy) {
   if (is.null(topic) || !(topic$token %in% c("SYMBOL", "STR_CONST"))) {
     return("the topic must be written literally, as a name or a string")
   }
-  named_topic <- any(vapply(args, function(a) identical(a$name, "topic"), NA))
-  if (sum(vapply(args, function(a) is.null(a$name), NA)) > 2L - named_topic) return("name its arguments")
+  # Positional arguments fill topic and package, whichever is not named (R matches names first).
+  named <- unlist(lapply(args, function(a) a$name))
+  unnamed_formals <- 2L - sum(c("topic", "package") %in% named)
+  if (sum(vapply(args, function(a) is.null(a$name), NA)) > unnamed_formals) return("name its arguments")
   pkg <- example_package_arg(args)
   if (!is.null(pkg) && !identical(pkg$token, "STR_CONST")) return("the package must be a literal string")
   others <- Filter(function(a) !is.null(a$name) && !(a$name %in% c("topic", "package")), args)
@@ -170,6 +172,8 @@ safe_example <- function(policy) {
   function(topic, package = NULL, local = FALSE, echo = TRUE,
            run.dontrun = FALSE, run.donttest = FALSE) { # nolint: object_name_linter. example()'s own names.
     caller <- parent.frame()
+    # Package code handed this function would make its own frame the caller, outside the mask.
+    if (!is_contained(caller)) refuse("example() runs example code only in the script's own environments in jube-r")
     topic <- example_topic(substitute(topic))
     flags <- list(local = local, echo = echo, run.dontrun = run.dontrun, run.donttest = run.donttest)
     for (flag in names(flags)) {

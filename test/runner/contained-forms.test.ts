@@ -98,3 +98,22 @@ describe('what only a value shows, refused at run time', () => {
     expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('seed must be a number') });
   });
 });
+
+describe("a refusal's advice passes both and runs", () => {
+  it.each([
+    ['example(lm, package = "stats", lib.loc = "lib")', 'example(lm, package = "stats")', 'example(lm, package = "stats", echo = FALSE)\ncoef(lm.D9)[["groupTrt"]]'],
+    ['as.environment("package:base")', 'as.environment(list(a = 1))', 'e <- as.environment(list(a = 1))\ne$a'],
+    ['o <- list(digits = 3)\nwithr::with_options(o, 1)', 'list(digits = 3)', 'withr::with_options(list(digits = 3), getOption("digits"))'],
+    ['z <- "UTC"\nwithr::local_timezone(z)', '"UTC"', 'f <- function() {\n  withr::local_timezone("UTC")\n  Sys.timezone() == "UTC" || TRUE\n}\nf()'],
+    ['v <- c(TZ = "UTC")\nwithr::with_envvar(v, 1)', 'c(TZ = "UTC")', 'withr::with_envvar(c(TZ = "UTC"), 1)'],
+    ['withr::with_tempfile("tf", 1, pattern = "../x")', '".csv"', 'withr::with_tempfile("tf", nchar(tf) > 0, fileext = ".csv")'],
+  ])('%s', async (refused, advice, followed) => {
+    const result = await (await validator)(refused);
+    expect(result.valid).toBe(false);
+    expect(result.errors.map((e) => e.message).join('\n')).toContain(advice);
+    const { statically, atRuntime, response } = await verdicts(followed);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response.status, response.error ?? '').toBe('ok');
+  });
+});

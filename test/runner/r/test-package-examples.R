@@ -75,3 +75,9 @@ case("every formal of a checked withr function is listed, in order", {
     expect_identical(names(policy$checked_exports[[key]]), names(formals(getExportedValue(parts[[1L]], parts[[2L]]))))
   }
 })
+case("example() handed to package code refuses to run in that package's frame", {
+  example_fn <- runner$safe_example(policy)
+  outside <- new.env(parent = baseenv())
+  assign("example_fn", example_fn, envir = outside)
+  expect_error(evalq(example_fn(median, package = "stats"), outside), "only in the script's own environments")
+})
