@@ -7,6 +7,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
+/** What an argument of a named export may hold (packages.namedExports's `arguments`; the rules file's `why` says each). */
+export const ARGUMENT_KINDS = ['refused', 'options', 'option', 'settings', 'setting', 'zone', 'seed', 'name', 'fileSuffix', 'value'] as const;
+export type ArgumentKind = (typeof ARGUMENT_KINDS)[number];
+
 export const ScriptRulesSchema = z.strictObject({
   $comment: z.string().optional(),
   version: z.number().int().positive(),
@@ -45,6 +49,8 @@ export const ScriptRulesSchema = z.strictObject({
           groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
           /** Exports a script might expect in the list, with why they are not and what to write instead. */
           refused: z.record(z.string().min(1), z.string().min(1)),
+          /** Functions whose arguments are checked: each function's formal arguments in order (`...` among them) and what each may hold. */
+          arguments: z.record(z.string().min(1), z.record(z.string().min(1), z.enum(ARGUMENT_KINDS))).optional(),
         }),
       ),
     }),
@@ -86,6 +92,15 @@ export const ScriptRulesSchema = z.strictObject({
     }),
     localBlocks: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
     attachedFrames: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)), otherArguments: z.array(z.string().min(1)) }),
+    /** example(topic, package = "pkg"): the package whose `pkg::` name is the same function, and the arguments besides the topic. */
+    packageExamples: z.strictObject({
+      why: z.string().min(1),
+      functions: z.array(z.string().min(1)),
+      package: z.string().min(1),
+      otherArguments: z.array(z.string().min(1)),
+    }),
+    /** as.environment(x) of a list or data frame: never a literal number or string. */
+    freshEnvironments: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
     dataNames: z.strictObject({ why: z.string().min(1), dataArguments: z.array(z.string().min(1)) }),
     environmentSettings: z.strictObject({
       why: z.string().min(1),
@@ -147,4 +162,13 @@ export function allowedPackages(rules: ScriptRules, declared: readonly string[])
 /** A package -> the exports a script may name as `pkg::name` although the package itself is blocked. */
 export function namedExports(rules: ScriptRules): ReadonlyMap<string, ReadonlySet<string>> {
   return new Map(rules.packages.namedExports.packages.map((p) => [p.name, new Set(p.groups.flatMap((g) => g.names))]));
+}
+
+/** `pkg::name` -> the arguments that named export may be given, and what each may hold (in formal order). */
+export function checkedExportArguments(rules: ScriptRules): ReadonlyMap<string, ReadonlyMap<string, ArgumentKind>> {
+  return new Map(
+    rules.packages.namedExports.packages.flatMap((p) =>
+      Object.entries(p.arguments ?? {}).map(([name, args]) => [`${p.name}::${name}`, new Map(Object.entries(args))] as const),
+    ),
+  );
 }

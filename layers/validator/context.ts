@@ -5,7 +5,8 @@
  */
 import type { Node, Point } from 'web-tree-sitter';
 import type { ScriptRules } from '../rules/rules.ts';
-import { allowedPackages, forbiddenSymbolIndex, namedExports } from '../rules/rules.ts';
+import { allowedPackages, checkedExportArguments, forbiddenSymbolIndex, namedExports } from '../rules/rules.ts';
+import type { ArgumentKind } from '../rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
 import type { Interest } from './candidates.ts';
 import { decodeName, decodeStringLiteral } from './r-strings.ts';
@@ -61,6 +62,8 @@ export interface CompiledRules {
   /** packages.packageQueries: `pkg::name` -> held to the loaders' rules, with these named arguments allowed. */
   readonly packageQueries: ReadonlySet<string>;
   readonly packageQueryArguments: ReadonlySet<string>;
+  /** `pkg::name` of a named export whose arguments are checked -> its allowed arguments and their kinds. */
+  readonly checkedExports: ReadonlyMap<string, ReadonlyMap<string, ArgumentKind>>;
   readonly installedPackages: ReadonlySet<string>;
   readonly installedPackageList: readonly string[];
   readonly optionFunctions: ReadonlySet<string>;
@@ -90,6 +93,12 @@ export interface CompiledRules {
   /** relaxations.attachedFrames: attach(df) of a frame named by a variable. */
   readonly attachFunctions: ReadonlySet<string>;
   readonly attachOtherArguments: ReadonlySet<string>;
+  /** relaxations.packageExamples: example(), the package whose `pkg::example` it also is, its other arguments. */
+  readonly exampleFunctions: ReadonlySet<string>;
+  readonly examplePackage: string;
+  readonly exampleOtherArguments: ReadonlySet<string>;
+  /** relaxations.freshEnvironments: as.environment() of a list or data frame. */
+  readonly freshEnvironmentFunctions: ReadonlySet<string>;
   /** relaxations.dataNames.dataArguments: a call given one of these reads its bare arguments as data. */
   readonly dataArguments: ReadonlySet<string>;
   /** relaxations.environmentSettings: functions, the names they may set, the values' pattern. */
@@ -134,6 +143,7 @@ export function compileRules(
     ),
     packageQueries: new Set(rules.packages.packageQueries.functions),
     packageQueryArguments: new Set(rules.packages.packageQueries.allowedNamedArguments),
+    checkedExports: checkedExportArguments(rules),
     installedPackages: installed,
     installedPackageList: [...installed].sort(),
     optionFunctions: new Set(rules.options.functions),
@@ -158,6 +168,10 @@ export function compileRules(
     dataArguments: new Set(relax.dataNames.dataArguments),
     attachFunctions: new Set(relax.attachedFrames.functions),
     attachOtherArguments: new Set(relax.attachedFrames.otherArguments),
+    exampleFunctions: new Set(relax.packageExamples.functions),
+    examplePackage: relax.packageExamples.package,
+    exampleOtherArguments: new Set(relax.packageExamples.otherArguments),
+    freshEnvironmentFunctions: new Set(relax.freshEnvironments.functions),
     environmentSettings: {
       functions: new Set(relax.environmentSettings.functions),
       names: new Set(relax.environmentSettings.names),

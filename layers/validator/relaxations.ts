@@ -187,3 +187,66 @@ export function attachProblem(fn: string, call: Node, rules: CompiledRules): str
   const others = args.slice(1).every((a) => a.name !== undefined && rules.attachOtherArguments.has(a.name) && (a.value?.type === NodeKind.true || a.value?.type === NodeKind.false));
   return plain && others ? undefined : `only ${fn}(df) of a data frame named by a variable is allowed (with warn.conflicts = TRUE or FALSE); or use with(df, ...)`;
 }
+
+const isLogical = (node: Node | null): boolean => node?.type === NodeKind.true || node?.type === NodeKind.false;
+
+/**
+ * Why a call of example() (`relaxations.packageExamples`) is not `example(topic, package = "pkg")`
+ * with the topic written literally (a name or a string, which example() never evaluates), the
+ * package a literal string, and the other listed arguments a literal TRUE or FALSE; or undefined.
+ * Whether the package may be loaded is the caller's question (examplePackage).
+ */
+export function exampleProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const example = `${fn}(lm, package = "stats")`;
+  const args = argumentsOf(call);
+  if (piped(call) || args.some((a) => isDots(a.value))) return `write it as ${example}`;
+  const positional = args.filter((a) => a.name === undefined);
+  const topic = args.find((a) => a.name === 'topic') ?? positional[0];
+  if (topic?.value?.type !== NodeKind.identifier && topic?.value?.type !== NodeKind.string) {
+    return `the topic must be written literally, as a name or a string (e.g. ${example})`;
+  }
+  // Positional arguments fill topic and package, whichever is not named (R matches names first).
+  const unnamedFormals = 2 - (args.some((a) => a.name === 'topic') ? 1 : 0) - (args.some((a) => a.name === 'package') ? 1 : 0);
+  if (positional.length > unnamedFormals) return `name its arguments (e.g. ${example})`;
+  const pkg = examplePackageNode(call);
+  if (pkg !== undefined && pkg.type !== NodeKind.string) return `the package must be a literal string (e.g. ${example})`;
+  for (const arg of args) {
+    if (arg.name === undefined || arg.name === 'topic' || arg.name === 'package') continue;
+    if (!rules.exampleOtherArguments.has(arg.name)) {
+      const others = [...rules.exampleOtherArguments].filter((a) => a !== 'package').join(', ');
+      return `it may be given only the topic, package and ${others}, not ${arg.name} (e.g. ${example})`;
+    }
+    if (!isLogical(arg.value)) return `${arg.name} must be TRUE or FALSE (e.g. ${fn}(lm, package = "stats", ${arg.name} = TRUE))`;
+  }
+  return undefined;
+}
+
+/** The node giving example()'s package (named, else the second positional argument), if any. */
+export function examplePackageNode(call: Node): Node | undefined {
+  const args = argumentsOf(call);
+  const named = args.find((a) => a.name === 'package');
+  if (named) return named.value ?? undefined;
+  const positional = args.filter((a) => a.name === undefined);
+  const index = args.some((a) => a.name === 'topic') ? 0 : 1;
+  return positional[index]?.value ?? undefined;
+}
+
+const LITERAL_KINDS = new Set<string>([NodeKind.string, NodeKind.float, NodeKind.integer, NodeKind.true, NodeKind.false, 'null', 'complex', 'na', 'inf', 'nan']);
+
+/**
+ * Why a call of as.environment() (`relaxations.freshEnvironments`) could name the search path or a
+ * package environment, or undefined: one argument, not a literal number or string (`1`, `-1`,
+ * `"package:base"`), no pipe. Whether its value is a list is the runtime's check.
+ */
+export function freshEnvironmentProblem(fn: string, call: Node): string | undefined {
+  const args = argumentsOf(call);
+  const x = args[0];
+  const one = !piped(call) && args.length === 1 && (x!.name === undefined || x!.name === 'x') && !isDots(x!.value);
+  if (!one) return `only ${fn}(x) of one list or data frame is allowed, e.g. ${fn}(list(a = 1))`;
+  let value = x!.value;
+  if (value?.type === NodeKind.unaryOperator && (operatorOf(value) === '-' || operatorOf(value) === '+')) value = value.childForFieldName('rhs');
+  if (value && LITERAL_KINDS.has(value.type)) {
+    return `${fn}() of a number or a string would name the search path or a package's environment; give it a list or data frame, e.g. ${fn}(list(a = 1))`;
+  }
+  return undefined;
+}

@@ -105,17 +105,28 @@ attach_problem <- function(name, site, policy) {
 
 relaxed_call_verdict <- function(parsed, i, name, policy) {
   relaxed <- c(
-    names(policy$literal_functions), policy$local_functions, policy$env_setting_functions, policy$attach_functions
+    names(policy$literal_functions), policy$local_functions, policy$env_setting_functions, policy$attach_functions,
+    policy$example_functions, policy$fresh_env_functions
   )
   if (!(name %in% relaxed)) return(NULL)
-  via_base <- name %in% policy$local_functions && parsed$previous_token[[i]] == "NS_GET" && i > 2L &&
-    parsed$tokens$text[[i - 2L]] == "base"
+  # base::local() is local() and utils::example() is example(): where the plain name resolves anyway.
+  home <- if (name %in% policy$local_functions) {
+    "base"
+  } else if (name %in% policy$example_functions) {
+    policy$example_package
+  }
+  via_base <- !is.null(home) && parsed$previous_token[[i]] == "NS_GET" && i > 2L &&
+    parsed$tokens$text[[i - 2L]] == home
   if (parsed$previous_token[[i]] %in% c("NS_GET", "NS_GET_INT") && !via_base) {
     return(sprintf("write %s() without pkg::", name))
   }
   site <- call_site(parsed, i)
   problem <- if (name %in% policy$local_functions) {
     local_call_problem(name, site)
+  } else if (name %in% policy$example_functions) {
+    example_problem(name, site, policy)
+  } else if (name %in% policy$fresh_env_functions) {
+    fresh_environment_problem(name, site)
   } else if (name %in% policy$env_setting_functions) {
     env_setting_problem(name, site, policy)
   } else if (name %in% policy$attach_functions) {

@@ -129,6 +129,18 @@ safe_replacements <- list(
   q = list(pkg = "base", fun = script_quit)
 )
 
+# What `pkg::name` answers with the script's own version of a function, or NULL: base::local() is
+# the script's local() and utils::example() its example(), as the validators treat them; withr's
+# checked exports are copies that check their arguments (export-arguments.R).
+script_version <- function(pkg, name, policy) {
+  if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
+  if (pkg == policy$example_package && name %in% policy$example_functions) return(safe_example(policy))
+  if (pkg == "base" && name == "requireNamespace") return(safe_require_namespace(policy))
+  if (paste0(pkg, "::", name) %in% policy$package_queries) return(package_query_function(name, policy))
+  spec <- policy$checked_exports[[paste0(pkg, "::", name)]]
+  if (!is.null(spec)) checked_export(pkg, name, spec, policy)
+}
+
 # `pkg::name` as the script sees it: allowed packages (or a listed export of a named-exports
 # package, rlang::sym) only, no forbidden name, no environment.
 checked_ns_get <- function(policy) {
@@ -141,10 +153,8 @@ checked_ns_get <- function(policy) {
     if (is.null(exports) && !(pkg %in% policy$allowed_packages)) {
       refuse(sprintf("package '%s' is not available in jube-r", pkg))
     }
-    # base::local() is the script's local(), as the validators treat it.
-    if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
-    if (pkg == "base" && name == "requireNamespace") return(safe_require_namespace(policy))
-    if (paste0(pkg, "::", name) %in% policy$package_queries) return(package_query_function(name, policy))
+    own <- script_version(pkg, name, policy)
+    if (!is.null(own)) return(own)
     if (name %in% policy$forbidden) forbidden_stub(name)()
     safe <- safe_replacements[[name]]
     if (!is.null(safe) && identical(safe$pkg, pkg)) return(safe$fun)

@@ -18,8 +18,16 @@ string_value <- function(text) {
 }
 
 # The script's expressions and parse data, terminal tokens in document order; or the parse error.
-parse_script <- function(script_path) {
-  exprs <- tryCatch(parse(script_path, keep.source = TRUE, encoding = "UTF-8"), error = function(e) e)
+# `text`: code that is not in a file (a package's example code, package-examples.R), parsed instead.
+parse_script <- function(script_path, text = NULL) {
+  exprs <- tryCatch(
+    if (is.null(text)) {
+      parse(script_path, keep.source = TRUE, encoding = "UTF-8")
+    } else {
+      parse(text = text, keep.source = TRUE, srcfile = srcfilecopy(script_path, text))
+    },
+    error = function(e) e
+  )
   if (inherits(exprs, "error")) return(list(error = exprs))
   pd <- utils::getParseData(exprs, includeText = TRUE)
   if (is.null(pd)) {

@@ -39,6 +39,12 @@ compile_policy <- function(rules, allowed_packages) {
       if (length(p$refused) == 0L) return(NULL)
       stats::setNames(strings(p$refused), paste0(p$name, "::", names(p$refused)))
     })),
+    # "pkg::name" -> its formals in order, each named by what it may hold (export-arguments.R).
+    checked_exports = unlist(lapply(rules$packages$namedExports$packages, function(p) {
+      if (length(p$arguments) == 0L) return(NULL)
+      kinds <- lapply(p$arguments, function(a) stats::setNames(strings(a), names(a)))
+      stats::setNames(kinds, paste0(p$name, "::", names(p$arguments)))
+    }), recursive = FALSE),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     unwrapped_functions = strings(hof$unwrappedFunctions$names),
@@ -60,6 +66,10 @@ compile_policy <- function(rules, allowed_packages) {
     data_arguments = strings(relax$dataNames$dataArguments),
     attach_functions = strings(relax$attachedFrames$functions),
     attach_other_args = strings(relax$attachedFrames$otherArguments),
+    example_functions = strings(relax$packageExamples$functions),
+    example_package = relax$packageExamples$package,
+    example_other_args = strings(relax$packageExamples$otherArguments),
+    fresh_env_functions = strings(relax$freshEnvironments$functions),
     env_setting_functions = strings(relax$environmentSettings$functions),
     env_setting_names = strings(relax$environmentSettings$names),
     env_setting_pattern = relax$environmentSettings$valuePattern,

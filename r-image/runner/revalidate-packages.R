@@ -67,7 +67,10 @@ check_namespace_package <- function(parsed, i, policy, add) {
     if (!(name %in% exports)) {
       add("PACKAGE_NOT_ALLOWED", named_export_unavailable(pkg, name, policy), parsed$tokens$line1[[i]],
           parsed$tokens$col1[[i]], pkg)
+      return(invisible())
     }
+    spec <- policy$checked_exports[[paste0(pkg, "::", name)]]
+    if (!is.null(spec)) check_export_arguments(parsed, i, pkg, name, spec, policy, add)
     return(invisible())
   }
   if (!(pkg %in% policy$allowed_packages)) {

@@ -18,11 +18,12 @@ new_findings <- function() {
 
 # Every rule of the registries below, or the ones named in `only`. `tree_sitter_symbols` is
 # tree-sitter's symbol list from input.json (NULL when tree-sitter found a syntax error).
-check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL) {
+# `text`: code to check instead of the file's (parse_script()).
+check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL, text = NULL) {
   findings <- new_findings()
   add <- findings$add
   selected <- function(rules) if (is.null(only)) rules else rules[intersect(names(rules), only)]
-  parsed <- parse_script(script_path)
+  parsed <- parse_script(script_path, text)
   if (!is.null(parsed$error)) {
     report_parse_error(parsed$error, tree_sitter_symbols, add)
     return(list(exprs = NULL, errors = findings$errors()))
@@ -196,5 +197,6 @@ token_rules <- list(
 call_rules <- list(
   package_loader = list(names = function(policy) policy$loaders, check = check_loader_call),
   package_query = list(names = function(policy) sub("^.*::", "", policy$package_queries), check = check_package_query),
-  options = list(names = function(policy) policy$option_functions, check = check_options_call)
+  options = list(names = function(policy) policy$option_functions, check = check_options_call),
+  example_package = list(names = function(policy) policy$example_functions, check = check_example_package)
 )

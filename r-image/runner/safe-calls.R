@@ -49,11 +49,9 @@ safe_match_fun <- function(policy) {
 # local(expr): the block in a new environment whose parent is the caller's; there is no envir.
 safe_local <- function(expr) eval(substitute(expr), new.env(parent = parent.frame()))
 
-# options(...): settings by name or in unnamed lists, queries by string, as options() takes them;
-# a denied option may only be given the value it already has (restoring a saved list).
-safe_options <- function(policy) {
-  real_options <- base::options
-  check <- function(name, value) {
+# check(name, value): refuses a setting the script's options() would refuse (also withr's, export-arguments.R).
+option_setting_check <- function(policy) {
+  function(name, value) {
     if (name %in% policy$denied_options && !identical(value, getOption(name))) {
       refuse(sprintf("the option '%s' cannot be set in jube-r", name))
     }
@@ -62,6 +60,13 @@ safe_options <- function(policy) {
       refuse(sprintf("the option '%s' may be set only to %s in jube-r", name, paste(allowed, collapse = ", ")))
     }
   }
+}
+
+# options(...): settings by name or in unnamed lists, queries by string, as options() takes them;
+# a denied option may only be given the value it already has (restoring a saved list).
+safe_options <- function(policy) {
+  real_options <- base::options
+  check <- option_setting_check(policy)
   function(...) {
     args <- list(...)
     given <- if (is.null(names(args))) rep("", length(args)) else names(args)
@@ -112,6 +117,8 @@ relaxed_replacements <- function(policy) {
   )
   for (name in policy$env_setting_functions) replacements[[name]] <- safe_sys_setenv(policy)
   for (name in policy$attach_functions) replacements[[name]] <- safe_attach(policy)
+  for (name in policy$example_functions) replacements[[name]] <- safe_example(policy)
+  for (name in policy$fresh_env_functions) replacements[[name]] <- safe_as_environment
   replacements
 }
 

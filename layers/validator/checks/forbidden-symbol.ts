@@ -8,7 +8,19 @@
  */
 import { NodeKind, nameRole } from '../context.ts';
 import type { Check, Findings, Visit } from '../context.ts';
-import { attachProblem, columnUse, columnUseWithdrawn, dataNameUse, environmentSettingProblem, literalCallProblem, localCallProblem } from '../relaxations.ts';
+import {
+  attachProblem,
+  columnUse,
+  columnUseWithdrawn,
+  dataNameUse,
+  environmentSettingProblem,
+  examplePackageNode,
+  exampleProblem,
+  freshEnvironmentProblem,
+  literalCallProblem,
+  localCallProblem,
+} from '../relaxations.ts';
+import { packageNotAllowedMessage } from './packages.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { forbiddenMessage } from './advice.ts';
 
@@ -69,10 +81,16 @@ const COLUMN_HINT =
 function relaxedCallProblem(visit: Visit, name: string, findings: Findings): string | null {
   const rules = findings.rules;
   const relaxable =
-    rules.literalNameFunctions.has(name) || rules.localFunctions.has(name) || rules.environmentSettings.functions.has(name) || rules.attachFunctions.has(name);
-  // `base::local(...)` is `local(...)`: base is where the plain name resolves to anyway.
+    rules.literalNameFunctions.has(name) ||
+    rules.localFunctions.has(name) ||
+    rules.environmentSettings.functions.has(name) ||
+    rules.attachFunctions.has(name) ||
+    rules.exampleFunctions.has(name) ||
+    rules.freshEnvironmentFunctions.has(name);
+  // `base::local(...)` is `local(...)` and `utils::example(...)` is `example(...)`: where the plain name resolves to anyway.
+  const home = rules.localFunctions.has(name) ? 'base' : rules.exampleFunctions.has(name) ? rules.examplePackage : undefined;
   const viaBase =
-    rules.localFunctions.has(name) && visit.ancestor(1)?.type === NodeKind.namespaceOperator && visit.ancestor(1)?.calleePackage === 'base' &&
+    home !== undefined && visit.ancestor(1)?.type === NodeKind.namespaceOperator && visit.ancestor(1)?.calleePackage === home &&
     visit.field === 'rhs' && visit.ancestor(2)?.type === NodeKind.call && visit.ancestor(1)?.field === 'function';
   if (visit.ancestor(1)?.type !== NodeKind.call && !viaBase) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
   const call = viaBase ? visit.node().parent!.parent! : visit.node().parent!;
@@ -80,5 +98,17 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
   if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
   if (rules.environmentSettings.functions.has(name)) return environmentSettingProblem(name, call, rules) ?? null;
   if (rules.attachFunctions.has(name)) return attachProblem(name, call, rules) ?? null;
+  if (rules.freshEnvironmentFunctions.has(name)) return freshEnvironmentProblem(name, call) ?? null;
+  if (rules.exampleFunctions.has(name)) {
+    const problem = exampleProblem(name, call, rules);
+    if (problem !== undefined) return problem;
+    // Its examples run as the script's own code, which may load only the allowed packages.
+    const pkg = examplePackageNode(call);
+    const pkgName = pkg === undefined ? undefined : decodeStringLiteral(pkg.text);
+    if (pkgName !== undefined && !rules.allowedPackages.has(pkgName)) {
+      findings.error('PACKAGE_NOT_ALLOWED', packageNotAllowedMessage(pkgName, rules), pkgName, pkg!.startPosition);
+    }
+    return null;
+  }
   return '';
 }

@@ -120,7 +120,7 @@ case("a syntax error points at R's line and column", {
 case("every registered rule has a table here", {
   tested <- c(
     "forbidden_symbol", "blocked_operator", "namespace_package", "string_as_name", "package_loader", "package_query",
-    "options"
+    "options", "example_package"
   )
   expect_identical(sort(c(names(runner$token_rules), names(runner$call_rules))), sort(tested))
 })

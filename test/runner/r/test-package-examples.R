@@ -1,0 +1,83 @@
+# package-examples.R and export-arguments.R at run time: the script's example(), as.environment()
+# and the checked copies of withr's named exports refuse what only a value shows, whatever the
+# re-validation saw (here nothing checks the script first).
+runner <- load_runner()
+policy <- runner$compile_policy(rules, test_packages)
+mask <- runner$make_mask(policy)
+script_env <- new.env(parent = mask)
+in_script <- function(text) eval(str2lang(text), script_env)
+quietly <- function(expr) {
+  utils::capture.output(value <- expr)
+  value
+}
+
+case("example() re-validates the example code and runs none of it when a rule refuses it", {
+  expect_error(in_script("example('system', package = 'base')"), "was not run: .*FORBIDDEN_SYMBOL:system")
+  expect_error(in_script("example('Sys.getenv', package = 'base')"), "FORBIDDEN_SYMBOL:Sys.getenv")
+  expect_error(in_script("example('system', package = 'base', run.dontrun = TRUE)"), "was not run")
+})
+case("example() runs an allowed example in the caller's environment, or a new one under it", {
+  quietly(in_script("example('weighted.mean', package = 'stats')"))
+  expect_identical(exists("xm", envir = script_env, inherits = FALSE), TRUE)
+  rm("xm", envir = script_env)
+  quietly(in_script("example('weighted.mean', package = 'stats', local = TRUE)"))
+  expect_identical(exists("xm", envir = script_env, inherits = FALSE), FALSE)
+})
+case("example() echoes the code and its printed values, as utils::example() does", {
+  out <- utils::capture.output(in_script("example(median, package = 'stats')"))
+  expect_true("median> median(1:4)" %in% out && "[1] 2.5" %in% out)
+  expect_identical(utils::capture.output(in_script("example(median, package = 'stats', echo = FALSE)")), character())
+})
+case("example() refuses a package the script may not load, a computed topic and non-logical flags", {
+  expect_error(in_script("example('run', package = 'processx')"), "processx")
+  expect_error(in_script("example(median, package = c('stats', 'base'))"), "not available")
+  expect_error(in_script("example(median, package = 'stats', local = globalenv)"), "TRUE or FALSE")
+  expect_error(in_script("example(median, package = 'stats', lib.loc = '.')"), "unused argument")
+})
+case("example() of a topic without help warns, as utils::example() does", {
+  said <- tryCatch(in_script("example(no_such_topic_here)"), warning = conditionMessage)
+  expect_identical(said, "no help found for 'no_such_topic_here'")
+})
+case("utils::example is the script's example()", {
+  expect_error(in_script("utils::example('system', package = 'base')"), "was not run")
+})
+case("as.environment() makes an environment of a list or data frame only", {
+  e <- in_script("as.environment(list(a = 1))")
+  expect_identical(c(is.environment(e), identical(parent.env(e), emptyenv()), e$a), c(TRUE, TRUE, 1))
+  expect_error(in_script("as.environment(1)"), "anything but a list or data frame")
+  expect_error(in_script("as.environment('package:base')"), "anything but a list or data frame")
+  expect_error(in_script("as.environment(-1L)"), "anything but a list or data frame")
+  expect_error(in_script("as.environment(new.env())"), "anything but a list or data frame")
+  expect_error(in_script("base::as.environment(list())"), "not available")
+})
+case("withr's checked copies refuse forbidden values the static walk could not see", {
+  in_script("o <- list(editor = 'emacs')")
+  expect_error(in_script("withr::with_options(o, 1)"), "the option 'editor' cannot be set")
+  expect_error(in_script("withr::local_options(list(warn = 7))"), "may be set only to")
+  in_script("v <- c(PATH = '/tmp')")
+  expect_error(in_script("withr::with_envvar(v, 1)"), "it may set only TZ")
+  expect_error(in_script("withr::with_envvar(c(TZ = 'UTC'), 1, action = 'prefix')"), "may not be given action")
+  expect_error(in_script("withr::with_tempfile('tf', 1, tmpdir = '/etc')"), "may not be given tmpdir")
+  expect_error(in_script("withr::with_tempfile('tf', 1, pattern = '../x')"), "pattern must be")
+  expect_error(in_script("withr::defer(1, envir = new.env())"), "may not be given envir")
+  expect_error(in_script("withr::with_seed('x', 1)"), "seed must be a number")
+  expect_error(in_script("withr::with_dir('/', 1)"), "not available")
+  expect_identical(getOption("editor") == "emacs", FALSE)
+})
+case("withr's checked copies run their allowed forms", {
+  expect_identical(in_script("withr::with_options(list(digits = 3), getOption('digits'))"), 3L)
+  expect_identical(in_script("withr::with_envvar(c(TZ = 'UTC'), 'set')"), "set")
+  expect_identical(in_script("withr::with_seed(1, runif(1)) == withr::with_seed(1, runif(1))"), TRUE)
+})
+case("every formal of a checked withr function is listed, in order", {
+  for (key in names(policy$checked_exports)) {
+    parts <- strsplit(key, "::", fixed = TRUE)[[1L]]
+    expect_identical(names(policy$checked_exports[[key]]), names(formals(getExportedValue(parts[[1L]], parts[[2L]]))))
+  }
+})
+case("example() handed to package code refuses to run in that package's frame", {
+  example_fn <- runner$safe_example(policy)
+  outside <- new.env(parent = baseenv())
+  assign("example_fn", example_fn, envir = outside)
+  expect_error(evalq(example_fn(median, package = "stats"), outside), "only in the script's own environments")
+})
