@@ -12,6 +12,13 @@
 #   (no program); the script's own unzip() is still the stub;
 # - dplyr's *_at()/*_if() turn a `~` lambda into a function of the script's frame that calls
 #   rlang::quo() and base::parent.frame().
+# And one that evaluates the script's code in its own frames:
+# - forecast reads a model's series back (getResponse(), residuals() of an ARFIMA fit, an xreg)
+#   by evaluating the call it was fitted on (`BoxCox(lynx, lambda)`) with eval.parent(): its own
+#   frames, which reach globalenv(). Plain R finds the script's variables there; jube-r keeps them
+#   in the script's environment, under the mask, so fitted(ar(BoxCox(lynx, lambda))) failed, and
+#   the text (the script can set `fit$series`) ran with the real functions in reach. The call is
+#   now evaluated in the innermost of the script's frames on the stack, checked first.
 
 # Captured before harden_runtime() stubs source() in base and unzip() in utils.
 real_source <- base::source
@@ -86,8 +93,36 @@ harden_dplyr <- function(ns) {
   rebind(ns, "as_inlined_function", with_inlined(get("as_inlined_function", envir = ns)))
 }
 
+# eval.parent() for package code that evaluates the script's code: in the innermost contained
+# frame on the stack (the script's environment, or a function of the script's that called in),
+# which is where the code came from; never in the package's own frames.
+eval_in_script <- function(expr, n = 1) { # nolint: object_name_linter. eval.parent()'s own arguments.
+  for (frame in rev(sys.frames())) {
+    if (is_contained(frame)) {
+      refuse_forbidden_code(expr, "code a package evaluates for the script", NULL, frame)
+      return(eval(expr, frame))
+    }
+  }
+  refuse("code a package evaluates for the script needs a script frame to run in, which is not there")
+}
+
+forecast_script_evaluators <- c("getResponse.Arima", "getResponse.fracdiff", "residuals.ARFIMA", "getxreg")
+
+harden_forecast <- function(ns) {
+  for (name in forecast_script_evaluators) {
+    real <- get(name, envir = ns)
+    method <- with_inlined(real, list(eval.parent = eval_in_script))
+    rebind(ns, name, method)
+    # An S3 method is registered in its generic's namespace (residuals.ARFIMA in stats').
+    for (owner in loadedNamespaces()) {
+      table <- get0(".__S3MethodsTable__.", envir = asNamespace(owner), inherits = FALSE)
+      if (!is.null(table) && identical(get0(name, envir = table, inherits = FALSE), real)) rebind(table, name, method)
+    }
+  }
+}
+
 # Each package's code is patched as its namespace loads (before packages importing it copy it).
-package_code_patches <- list(data.table = harden_data_table, dplyr = harden_dplyr)
+package_code_patches <- list(data.table = harden_data_table, dplyr = harden_dplyr, forecast = harden_forecast)
 
 harden_package_code <- function() {
   harden_base_code()

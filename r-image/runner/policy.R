@@ -37,6 +37,10 @@ compile_policy <- function(rules, allowed_packages) {
       if (length(p$refused) == 0L) return(NULL)
       stats::setNames(strings(p$refused), paste0(p$name, "::", names(p$refused)))
     })),
+    environment_exports = stats::setNames(
+      lapply(rules$packages$environmentExports$packages, function(p) list(kind = p$kind, names = strings(p$names))),
+      vapply(rules$packages$environmentExports$packages, function(p) p$name, character(1))
+    ),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     unwrapped_functions = strings(hof$unwrappedFunctions$names),
