@@ -3,10 +3,11 @@
 # it. This part says which environments are the script's own ("contained": their parent chain
 # reaches the mask, so every name looked up there meets the mask's stubs first), and keeps the
 # others out of reach by name: every environment-valued binding on the search path (base's
-# .AutoloadEnv and .userHooksEnv, readr's R6 generators, ggplot2's ggproto objects, S4 method
-# tables, ...) is shadowed in the mask by a binding that refuses to be read, at start and whenever
-# a package is attached (a user hook on each allowed package's attach event, so a package that a
-# package attaches is covered too). The other parts refuse uncontained environments where a
+# .AutoloadEnv and .userHooksEnv, scales' R6 generators, S4 method tables, ...) is shadowed in the
+# mask by a binding that refuses to be read, at start and whenever a package is attached (a user
+# hook on each allowed package's attach event, so a package that a package attaches is covered
+# too); the rules' environment exports (readr's R6 callbacks, ggplot2's ggproto classes) are
+# answered by environment-exports.R instead. The other parts refuse uncontained environments where a
 # script hands one over (guards-calls.R, guards-attr.R) and keep package frames from being
 # captured (guards-frames.R).
 

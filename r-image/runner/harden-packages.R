@@ -93,17 +93,27 @@ harden_dplyr <- function(ns) {
   rebind(ns, "as_inlined_function", with_inlined(get("as_inlined_function", envir = ns)))
 }
 
-# eval.parent() for package code that evaluates the script's code: in the innermost contained
-# frame on the stack (the script's environment, or a function of the script's that called in),
-# which is where the code came from; never in the package's own frames.
-eval_in_script <- function(expr, n = 1) { # nolint: object_name_linter. eval.parent()'s own arguments.
-  for (frame in rev(sys.frames())) {
+# eval.parent() for package code that evaluates the script's code. The frame eval.parent() would
+# use when it is the script's; else a variable of that package frame's own when the code is just
+# its name (forecast fitting a model on its own local series); else the innermost of the script's
+# frames on the stack (the script's environment, or a function of the script's that called in),
+# where the code came from. Code never runs in a package's frame.
+eval_in_script <- function(expr, n = 1) {
+  what <- "code a package evaluates for the script"
+  target <- parent.frame(n + 1)
+  if (is.expression(expr) && length(expr) == 1L) expr <- expr[[1L]]
+  if (!is_contained(target) && is.symbol(expr) && exists(as.character(expr), envir = target, inherits = FALSE)) {
+    refuse_forbidden_code(expr, what, NULL, target)
+    return(get(as.character(expr), envir = target, inherits = FALSE))
+  }
+  frames <- if (is_contained(target)) list(target) else rev(sys.frames())
+  for (frame in frames) {
     if (is_contained(frame)) {
-      refuse_forbidden_code(expr, "code a package evaluates for the script", NULL, frame)
+      refuse_forbidden_code(expr, what, NULL, frame)
       return(eval(expr, frame))
     }
   }
-  refuse("code a package evaluates for the script needs a script frame to run in, which is not there")
+  refuse(paste(what, "needs a frame of the script's to run in, which is not there"))
 }
 
 forecast_script_evaluators <- c("getResponse.Arima", "getResponse.fracdiff", "residuals.ARFIMA", "getxreg")

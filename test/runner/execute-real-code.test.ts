@@ -124,9 +124,4 @@ describe('environment-valued exports, used as their package intends (packages.en
     ].join('\n');
     expect(await runOk(script)).toBe('10 CoordCartesian');
   }, 60_000);
-
-  it('forecast reads a model\'s series back where the script keeps it (BoxCox\'s example)', async () => {
-    const script = 'library(forecast)\nlambda <- BoxCox.lambda(lynx)\nlynx.fit <- ar(BoxCox(lynx, lambda))\nfc <- forecast(lynx.fit, h = 20, lambda = lambda)\ncat(length(fc$mean))\n';
-    expect(await runOk(script)).toBe('20');
-  }, 60_000);
 });

@@ -298,11 +298,20 @@ describe('red team: environment-valued exports reach no package frame (packages.
     expect(response.validation?.errors.map((e) => `${e.code}:${e.symbol ?? ''}`)).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
   });
 
-  it('forecast evaluates a series name the script set in the script\'s frame, not its own', async () => {
+  it('forecast evaluates a series name in the script\'s frame, not its own: BoxCox\'s example runs, a planted name reads nothing', async () => {
     // In forecast's frame eval.parent() reached base's real Sys.getenv(): the process environment.
-    const script = 'library(forecast)\nfit <- ar(lynx)\nfit$series <- "Sys.getenv(\'HOME\')"\ncat(is.null(getResponse(fit)), "\\n")';
+    // And it missed the script's variables, which plain R keeps in globalenv(): fitted() of the example failed.
+    const script = [
+      'library(forecast)',
+      'lambda <- BoxCox.lambda(lynx)',
+      'lynx.fit <- ar(BoxCox(lynx, lambda))',
+      'fc <- forecast(lynx.fit, h = 20, lambda = lambda)',
+      'fit <- ar(lynx)',
+      'fit$series <- "Sys.getenv(\'HOME\')"',
+      'cat(length(fc$mean), is.null(getResponse(fit)), "\\n")',
+    ].join('\n');
     expect(validator(script).valid).toBe(true);
-    const response = await h.run(script);
-    expect(response).toMatchObject({ status: 'ok', consoleOutput: 'TRUE \n' });
-  });
+    const response = await h.run(script, { timeoutSeconds: 30 });
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '20 TRUE \n' });
+  }, 60_000);
 });

@@ -49,6 +49,14 @@ case("forecast reads a fitted series back in the script's frame (BoxCox's exampl
   expect_identical(length(in_script("fitted(fit)")), length(lynx))
   expect_identical(in_script("getResponse(fit)"), in_script("BoxCox(lynx, lambda)"))
 })
+case("...a model forecast's own code fits on its local series still finds it there", {
+  own_fit <- function() {
+    local_series <- lynx
+    forecast::getResponse(stats::ar(local_series))
+  }
+  environment(own_fit) <- new.env(parent = asNamespace("forecast"))
+  expect_identical(as.numeric(own_fit()), as.numeric(lynx))
+})
 case("...and the text, which the script can set, meets the same checks as its own code", {
   # In forecast's frame this read the process environment with base's real Sys.getenv().
   in_script("fit$series <- \"Sys.getenv('HOME')\"")
