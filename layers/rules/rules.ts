@@ -40,6 +40,21 @@ export const ScriptRulesSchema = z.strictObject({
       functions: z.array(z.string().regex(/^[A-Za-z][A-Za-z0-9.]*::[A-Za-z.][A-Za-z0-9._]*$/)).min(1),
       allowedNamedArguments: z.array(z.string().min(1)),
     }),
+    /**
+     * Environment-valued exports a script may use as their package intends: the runner answers
+     * `ggproto` objects as they are (once checked inert) and `r6Generator`s by a stand-in.
+     */
+    environmentExports: z.strictObject({
+      why: z.string().min(1),
+      packages: z.array(
+        z.strictObject({
+          name: z.string().min(1),
+          kind: z.enum(['ggproto', 'r6Generator']),
+          why: z.string().min(1),
+          names: z.array(z.string().min(1)).min(1),
+        }),
+      ),
+    }),
     /** Blocked packages whose listed functions may still be called as `pkg::name`, each group with its reason. */
     namedExports: z.strictObject({
       why: z.string().min(1),

@@ -3,10 +3,11 @@
 # it. This part says which environments are the script's own ("contained": their parent chain
 # reaches the mask, so every name looked up there meets the mask's stubs first), and keeps the
 # others out of reach by name: every environment-valued binding on the search path (base's
-# .AutoloadEnv and .userHooksEnv, readr's R6 generators, ggplot2's ggproto objects, S4 method
-# tables, ...) is shadowed in the mask by a binding that refuses to be read, at start and whenever
-# a package is attached (a user hook on each allowed package's attach event, so a package that a
-# package attaches is covered too). The other parts refuse uncontained environments where a
+# .AutoloadEnv and .userHooksEnv, scales' R6 generators, S4 method tables, ...) is shadowed in the
+# mask by a binding that refuses to be read, at start and whenever a package is attached (a user
+# hook on each allowed package's attach event, so a package that a package attaches is covered
+# too); the rules' environment exports (readr's R6 callbacks, ggplot2's ggproto classes) are
+# answered by environment-exports.R instead. The other parts refuse uncontained environments where a
 # script hands one over (guards-calls.R, guards-attr.R) and keep package frames from being
 # captured (guards-frames.R).
 
@@ -83,6 +84,18 @@ environment_bindings <- function(env) {
   names[hit]
 }
 
+# What the mask answers for a listed environment export (environment-exports.R), made when first read.
+export_binding <- function(pkg, name, env, kind) {
+  force(pkg)
+  force(name)
+  force(env)
+  force(kind)
+  function(value) {
+    if (!missing(value)) refuse(sprintf("'%s' (package:%s) cannot be rebound in jube-r", name, pkg))
+    environment_export(pkg, name, get(name, envir = env, inherits = FALSE), kind)
+  }
+}
+
 refusing_binding <- function(name, where) {
   force(name)
   force(where)
@@ -94,9 +107,12 @@ refusing_binding <- function(name, where) {
 # Shadows, in the mask, every environment-valued binding of `env` the mask does not bind yet.
 shade_environment_bindings <- function(mask, env) {
   where <- environmentName(env)
+  pkg <- sub("^package:", "", where)
   for (name in environment_bindings(env)) {
     if (!exists(name, envir = mask, inherits = FALSE)) {
-      makeActiveBinding(name, refusing_binding(name, where), mask)
+      kind <- environment_export_kind(pkg, name)
+      binding <- if (is.null(kind)) refusing_binding(name, where) else export_binding(pkg, name, env, kind)
+      makeActiveBinding(name, binding, mask)
       assign(name, where, envir = guard_state$shaded)
     }
   }
@@ -133,6 +149,8 @@ guard_mask <- function(mask, policy) {
   guard_state$owner <- new.env(parent = emptyenv())
   guard_state$shaded <- new.env(parent = emptyenv())
   guard_state$cache <- list()
+  guard_state$exports <- list()
+  guard_state$r6_objects <- list()
   guard_state$guarded_names <- guarded_names(policy)
   attached <- sub("^package:", "", grep("^package:", search(), value = TRUE))
   for (pkg in rev(attached)) bind_package_guards(mask, pkg)

@@ -161,6 +161,8 @@ checked_ns_get <- function(policy) {
     guarded <- guarded_export(pkg, name)
     if (!is.null(guarded)) return(guarded)
     value <- get_exported(pkg, name)
+    kind <- environment_export_kind(pkg, name, policy)
+    if (!is.null(kind)) return(environment_export(pkg, name, value, kind))
     # Exported S4 method tables (`.__T__show:methods`) are environments inside the package.
     if (is.environment(value)) {
       refuse(sprintf("'%s::%s' is an environment, which is not available in jube-r", pkg, name))

@@ -45,6 +45,10 @@ compile_policy <- function(rules, allowed_packages) {
       kinds <- lapply(p$arguments, function(a) stats::setNames(strings(a), names(a)))
       stats::setNames(kinds, paste0(p$name, "::", names(p$arguments)))
     }), recursive = FALSE),
+    environment_exports = stats::setNames(
+      lapply(rules$packages$environmentExports$packages, function(p) list(kind = p$kind, names = strings(p$names))),
+      vapply(rules$packages$environmentExports$packages, function(p) p$name, character(1))
+    ),
     hof_names = strings(hof$names),
     fun_arg_names = strings(hof$functionArgumentNames),
     unwrapped_functions = strings(hof$unwrappedFunctions$names),

@@ -99,3 +99,29 @@ it('data.table::dcast() with ... ~ v: the mask\'s `~` takes `...` as the primiti
   const script = 'DT <- data.table::data.table(id = c(1, 1, 2), k = c(3, 3, 4), v = c("a", "b", "a"), x = 1:3)\nw <- data.table::dcast(DT, ... ~ v, value.var = "x")\ncat(dim(w), deparse(y ~ ...))\n';
   expect(await runOk(script)).toBe('2 4 y ~ ...');
 }, 60_000);
+
+describe('environment-valued exports, used as their package intends (packages.environmentExports)', () => {
+  it('readr\'s chunked readers with R6 callbacks and with a plain function (read_delim_chunked\'s example)', async () => {
+    const script = [
+      'library(readr)',
+      'f <- function(x, pos) subset(x, gear == 3)',
+      'd <- read_csv_chunked(readr_example("mtcars.csv"), DataFrameCallback$new(f), chunk_size = 5, show_col_types = FALSE)',
+      'acc <- read_csv_chunked(readr_example("mtcars.csv"), AccumulateCallback$new(function(x, pos, acc) acc + nrow(x), acc = 0), chunk_size = 10, show_col_types = FALSE)',
+      'invisible(read_csv_chunked(readr_example("mtcars.csv"), callback = function(x, pos) cat(pos, ""), chunk_size = 10, show_col_types = FALSE))',
+      'cat(nrow(d), acc)',
+    ].join('\n');
+    expect(await runOk(script)).toBe('1 11 21 31 15 32');
+  }, 60_000);
+
+  it('ggplot2 extensions: ggproto() of Stat with the script\'s compute_group, and of CoordCartesian', async () => {
+    const script = [
+      'library(ggplot2)',
+      'StatChull <- ggproto("StatChull", Stat, required_aes = c("x", "y"),',
+      '  compute_group = function(data, scales) data[chull(data$x, data$y), , drop = FALSE])',
+      'coord <- ggproto(NULL, CoordCartesian, limits = list(x = c(1, 7), y = NULL), expand = TRUE, default = FALSE, clip = "on")',
+      'p <- ggplot(mpg, aes(displ, hwy)) + geom_point() + geom_polygon(stat = StatChull, fill = NA, colour = "black") + coord',
+      'cat(nrow(layer_data(p, 2)), class(ggplot_build(p)$layout$coord)[1])',
+    ].join('\n');
+    expect(await runOk(script)).toBe('10 CoordCartesian');
+  }, 60_000);
+});

@@ -200,8 +200,12 @@ describe('red team: the R layer by root cause', () => {
     { id: 'lapply-formula', route: 'f <- lapply(list(data.frame(a = 1)), formula)[[1]]\nf[[2]] <- q\nmodel.frame(f)', error: `${stub}, not even inside a formula` },
     { id: 'lapply-tilde', route: 'f <- lapply(list(1), `~`)[[1]]\nf[[1]] <- as.name("~")\nf[[2]] <- q\nlm(f, data = data.frame(a = 1))', error: `${stub}, not even inside a formula` },
     { id: 'ggplot-plot-env', route: 'run_in(lapply(list(data.frame(a = 1)), ggplot2::ggplot)[[1]]$plot_env)', error: evalStub },
-    { id: 'readr-r6', route: 'library(readr)\nrun_in(ChunkCallback$parent_env)', error: "'ChunkCallback' (package:readr) is an environment" },
-    { id: 'ggproto', route: 'library(ggplot2)\nrun_in(GeomPoint)', error: "'GeomPoint' (package:ggplot2) is an environment" },
+    { id: 'scales-r6', route: 'library(scales)\nrun_in(ContinuousRange)', error: "'ContinuousRange' (package:scales) is an environment" },
+    // A listed ggproto object is handed out as it is: an environment with no parent, which the guards still refuse to evaluate in.
+    { id: 'ggproto', route: 'library(ggplot2)\nrun_in(GeomPoint)', error: 'exec(.env = ): an environment outside' },
+    { id: 'ggproto-super', route: 'library(ggplot2)\nrun_in(CoordCartesian$super())', error: 'exec(.env = ): an environment outside' },
+    { id: 'ggproto-lm', route: 'library(ggplot2)\nm <- lm(mpg ~ wt, data = GeomPoint)', error: 'model.frame(data = ): an environment outside' },
+    { id: 'ggproto-rho', route: 'library(ggplot2)\nnumericDeriv(q, character(0), rho = CoordCartesian)', error: 'numericDeriv(rho = ): an environment outside' },
     { id: 'getElement-xData', route: 'A <- setClass("A", contains = "environment")\nrun_in(getElement(A(), ".xData"))', error: 'new() of an environment class is not available' },
     { id: 'exec-eval', route: 'e <- lapply(1, new.env)[[1]]\npurrr::exec(paste0("ev", "al"), q, .env = e)', error: evalStub },
     { id: 'numericDeriv-rho', route: 'numericDeriv(q, character(0), rho = lapply(1, new.env)[[1]])', error: `${stub}, not even inside an expression given to numericDeriv()` },
@@ -266,4 +270,52 @@ describe('red team: the R layer by root cause', () => {
     const response = await h.run(script, { timeoutSeconds: 30 });
     expect(response).toMatchObject({ status: 'ok', consoleOutput: '14 3 12 3 6 9 6 9 12 2 6 y ~ x 3 TRUE \n' });
   });
+});
+
+describe('red team: environment-valued exports reach no package frame (packages.environmentExports)', () => {
+  it('readr\'s R6 stand-ins hold no parent_env, set(), get_inherit() or .__enclos_env__, through any accessor', async () => {
+    const script = [
+      'library(readr)',
+      'g <- DataFrameCallback',
+      'cb <- g$new(function(x, pos) x)',
+      'reached <- list(g$parent_env, g$self, g$set, g$get_inherit, g$public_methods, .subset2(g, "parent_env"),',
+      '  readr::DataFrameCallback$parent_env, cb$.__enclos_env__, .subset2(cb, ".__enclos_env__"), cb[[".__enclos_env__"]],',
+      '  cb$clone()$.__enclos_env__, cb$clone(deep = TRUE)$.__enclos_env__)',
+      'envs <- c(unlist(eapply(g, is.environment, all.names = TRUE)), unlist(eapply(cb, is.environment, all.names = TRUE)))',
+      'cat(all(vapply(reached, is.null, NA)), any(envs), ls(g, all.names = TRUE), "\\n")',
+    ].join('\n');
+    expect(validator(script).valid).toBe(true);
+    const response = await h.run(script);
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: 'TRUE FALSE classname new \n' });
+  });
+
+  it.each([
+    ['environment(CoordCartesian$transform)', 'library(ggplot2)\ne <- environment(CoordCartesian$transform)', 'environment'],
+    ['environment(Stat$super)', 'library(ggplot2)\ne <- environment(.subset2(Stat, "super"))', 'environment'],
+    ['parent.env(DataFrameCallback)', 'library(readr)\ne <- parent.env(DataFrameCallback)', 'parent.env'],
+    ['get() from a generator', 'library(readr)\ne <- get("parent_env", envir = DataFrameCallback)', 'get'],
+    ['sys.function() in a callback', 'library(readr)\nread_lines_chunked(readr_example("mtcars.csv"), function(x, pos) sys.function(), chunk_size = 5)', 'sys.function'],
+  ])('%s is refused by both validators', async (_label, script, symbol) => {
+    expect(validator(script).errors.map((e) => `${e.code}:${e.symbol ?? ''}`)).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
+    const response = await permissive.run(script);
+    expect(response.status).toBe('rejected');
+    expect(response.validation?.errors.map((e) => `${e.code}:${e.symbol ?? ''}`)).toContain(`FORBIDDEN_SYMBOL:${symbol}`);
+  });
+
+  it('forecast evaluates a series name in the script\'s frame, not its own: BoxCox\'s example runs, a planted name reads nothing', async () => {
+    // In forecast's frame eval.parent() reached base's real Sys.getenv(): the process environment.
+    // And it missed the script's variables, which plain R keeps in globalenv(): fitted() of the example failed.
+    const script = [
+      'library(forecast)',
+      'lambda <- BoxCox.lambda(lynx)',
+      'lynx.fit <- ar(BoxCox(lynx, lambda))',
+      'fc <- forecast(lynx.fit, h = 20, lambda = lambda)',
+      'fit <- ar(lynx)',
+      'fit$series <- "Sys.getenv(\'HOME\')"',
+      'cat(length(fc$mean), is.null(getResponse(fit)), "\\n")',
+    ].join('\n');
+    expect(validator(script).valid).toBe(true);
+    const response = await h.run(script, { timeoutSeconds: 30 });
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: '20 TRUE \n' });
+  }, 60_000);
 });

@@ -1,7 +1,7 @@
 # guards-env.R: which environments are the script's, and the environment-valued bindings the
 # mask shadows at start and when a package is attached.
 runner <- load_runner()
-policy <- runner$compile_policy(rules, c(test_packages, "readr", "ggplot2"))
+policy <- runner$compile_policy(rules, c(test_packages, "readr", "ggplot2", "scales"))
 mask <- runner$make_mask(policy)
 script_env <- new.env(parent = mask)
 in_script <- function(text) eval(str2lang(text), script_env)
@@ -46,14 +46,21 @@ for (name in c(".AutoloadEnv", ".userHooksEnv", ".GenericArgsEnv", ".__T__show:m
 }
 case("the mask leaves ordinary names alone", expect_identical(in_script("pi"), pi))
 
-case("a package attached later is scanned as it attaches: readr's R6 generators", {
+case("a package attached later is scanned as it attaches: scales' R6 generators", {
+  suppressMessages(library(scales))
+  expect_error(in_script("ContinuousRange"), "'ContinuousRange' \\(package:scales\\) is an environment")
+  expect_identical(is.function(in_script("rescale")), TRUE)
+})
+case("...and the rules' environment exports are answered instead: readr's R6 generators by a stand-in", {
   suppressMessages(library(readr))
-  expect_error(in_script("ChunkCallback"), "'ChunkCallback' \\(package:readr\\) is an environment")
+  generator <- in_script("ChunkCallback")
+  expect_true(inherits(generator, "R6ClassGenerator") && is.function(generator$new))
+  expect_identical(generator$parent_env, NULL)
   expect_identical(is.function(in_script("read_csv")), TRUE)
 })
-case("...and ggplot2's ggproto objects", {
+case("...ggplot2's ggproto objects as they are", {
   suppressMessages(library(ggplot2))
-  expect_error(in_script("GeomPoint"), "'GeomPoint' \\(package:ggplot2\\) is an environment")
+  expect_identical(in_script("GeomPoint"), ggplot2::GeomPoint)
 })
 case("a later package's own binding wins over what the mask shadowed for an earlier one", {
   attach(list(jube_shared = new.env()), name = "package:jubeenvs", warn.conflicts = FALSE)
