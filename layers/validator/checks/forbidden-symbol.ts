@@ -8,7 +8,18 @@
  */
 import { NodeKind, nameRole } from '../context.ts';
 import type { Check, Findings, Visit } from '../context.ts';
-import { attachProblem, columnUse, columnUseWithdrawn, dataNameUse, environmentSettingProblem, literalCallProblem, localCallProblem } from '../relaxations.ts';
+import {
+  attachProblem,
+  columnUse,
+  columnUseWithdrawn,
+  consoleDiversionProblem,
+  dataNameUse,
+  environmentReadProblem,
+  environmentSettingProblem,
+  literalCallProblem,
+  localCallProblem,
+  workingDirectoryProblem,
+} from '../relaxations.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
 import { forbiddenMessage } from './advice.ts';
 
@@ -69,7 +80,13 @@ const COLUMN_HINT =
 function relaxedCallProblem(visit: Visit, name: string, findings: Findings): string | null {
   const rules = findings.rules;
   const relaxable =
-    rules.literalNameFunctions.has(name) || rules.localFunctions.has(name) || rules.environmentSettings.functions.has(name) || rules.attachFunctions.has(name);
+    rules.literalNameFunctions.has(name) ||
+    rules.localFunctions.has(name) ||
+    rules.environmentSettings.functions.has(name) ||
+    rules.attachFunctions.has(name) ||
+    rules.environmentReads.functions.has(name) ||
+    rules.workingDirectoryFunctions.has(name) ||
+    rules.consoleDiversion.functions.has(name);
   // `base::local(...)` is `local(...)`: base is where the plain name resolves to anyway.
   const viaBase =
     rules.localFunctions.has(name) && visit.ancestor(1)?.type === NodeKind.namespaceOperator && visit.ancestor(1)?.calleePackage === 'base' &&
@@ -80,5 +97,8 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
   if (rules.localFunctions.has(name)) return localCallProblem(name, call) ?? null;
   if (rules.environmentSettings.functions.has(name)) return environmentSettingProblem(name, call, rules) ?? null;
   if (rules.attachFunctions.has(name)) return attachProblem(name, call, rules) ?? null;
+  if (rules.environmentReads.functions.has(name)) return environmentReadProblem(name, call, rules) ?? null;
+  if (rules.workingDirectoryFunctions.has(name)) return workingDirectoryProblem(name, call) ?? null;
+  if (rules.consoleDiversion.functions.has(name)) return consoleDiversionProblem(name, call, rules) ?? null;
   return '';
 }
