@@ -179,7 +179,7 @@ export function attachProblem(fn: string, call: Node, rules: CompiledRules): str
   return plain && others ? undefined : `only ${fn}(df) of a data frame named by a variable is allowed (with warn.conflicts = TRUE or FALSE); or use with(df, ...)`;
 }
 
-// R's parse data calls all of these constants (STR_CONST, NUM_CONST, NULL_CONST): literal-calls.R agrees.
+// R's parse data calls all of these constants (STR_CONST, NUM_CONST, NULL_CONST): contained-forms.R agrees.
 const LITERAL_KINDS: ReadonlySet<string> = new Set([NodeKind.string, NodeKind.integer, NodeKind.float, NodeKind.true, NodeKind.false, 'null', 'na', 'inf', 'nan']);
 
 /** A constant as written (a string, number, TRUE/FALSE, NA, NULL), or c() of strings. */

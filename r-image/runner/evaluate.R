@@ -119,7 +119,10 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
   set_time_limit()
   # The script's sink() and setwd() (safe-calls.R) end with it: the value and the envelope below
   # go where the runner means them to.
-  tryCatch(release_script_places(), error = function(e) add_note("the script's output sink or directory could not be reset"))
+  tryCatch(
+    release_script_places(),
+    error = function(e) add_note("the script's output sink or directory could not be reset")
+  )
   # The script may have set warn (options.restrictedValues): the runner's own code after it runs
   # with R's default, or a warning of its own (warn = 2: an error) would stop it writing the envelope.
   options(warn = 0L)

@@ -24,7 +24,9 @@ case("Sys.getenv answers the listed names and unset for every other one", {
   expect_identical(in_script("Sys.getenv('TZ')"), "UTC")
   expect_identical(in_script("Sys.getenv('JUBE_TEST_SECRET')"), "")
   expect_identical(in_script("Sys.getenv('JUBE_TEST_SECRET', unset = NA)"), NA_character_)
-  expect_identical(in_script("Sys.getenv(c('TZ', 'JUBE_TEST_SECRET', 'PATH'))"), c(TZ = "UTC", JUBE_TEST_SECRET = "", PATH = ""))
+  expect_identical(
+    in_script("Sys.getenv(c('TZ', 'JUBE_TEST_SECRET', 'PATH'))"), c(TZ = "UTC", JUBE_TEST_SECRET = "", PATH = "")
+  )
   expect_identical(in_script("Sys.getenv(paste0('JUBE_TEST_', 'SECRET'), names = TRUE)"), c(JUBE_TEST_SECRET = ""))
   expect_identical(in_script("nzchar(Sys.getenv('NOT_CRAN'))"), FALSE)
 })
@@ -77,7 +79,11 @@ case("sink diverts the output into a file inside and sink() ends it", {
 case("sink refuses the message stream, files outside, symlinks out and other connections", {
   expect_error(in_script("sink(stdout(), type = 'message')"), "only the output stream")
   expect_error(in_script("sink(type = c('output', 'message'))"), "only the output stream")
-  for (path in c(file.path(outside, "x.txt"), "/tmp/jube-contained-x.txt", "../x.txt", "out-link/x.txt", "dangling.txt", "root-link/x")) {
+  escapes <- c(
+    file.path(outside, "x.txt"), "/tmp/jube-contained-x.txt", "../x.txt", "out-link/x.txt", "dangling.txt",
+    "root-link/x"
+  )
+  for (path in escapes) {
     expect_error(in_script(sprintf("sink('%s')", path)), "may write only inside")
   }
   expect_true(!file.exists(file.path(outside, "x.txt")) && !file.exists(file.path(outside, "gone.txt")))
