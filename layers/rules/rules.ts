@@ -123,6 +123,19 @@ export const ScriptRulesSchema = z.strictObject({
       names: z.array(z.string().min(1)),
       valuePattern: z.string().min(1),
     }),
+    environmentReads: z.strictObject({
+      why: z.string().min(1),
+      functions: z.array(z.string().min(1)),
+      arguments: z.array(z.string().min(1)),
+      names: z.array(z.string().min(1)),
+    }),
+    workingDirectory: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
+    consoleDiversion: z.strictObject({
+      why: z.string().min(1),
+      functions: z.array(z.string().min(1)),
+      arguments: z.array(z.string().min(1)),
+      types: z.array(z.string().min(1)),
+    }),
     savedOptions: z.strictObject({ why: z.string().min(1), functions: z.array(z.string().min(1)) }),
     /** advice: what a refused superassignment's error suggests; both of its forms pass and run. */
     superassignment: z.strictObject({ why: z.string().min(1), operators: z.array(z.string().min(1)), advice: z.string().min(1) }),

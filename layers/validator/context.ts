@@ -103,6 +103,12 @@ export interface CompiledRules {
   readonly dataArguments: ReadonlySet<string>;
   /** relaxations.environmentSettings: functions, the names they may set, the values' pattern. */
   readonly environmentSettings: { readonly functions: ReadonlySet<string>; readonly names: ReadonlySet<string>; readonly valuePattern: RegExp };
+  /** relaxations.environmentReads: Sys.getenv() with literal arguments among these. */
+  readonly environmentReads: { readonly functions: ReadonlySet<string>; readonly arguments: readonly string[] };
+  /** relaxations.workingDirectory: setwd(dir) with its one argument. */
+  readonly workingDirectoryFunctions: ReadonlySet<string>;
+  /** relaxations.consoleDiversion: sink() of the output stream, with these arguments (in R's order). */
+  readonly consoleDiversion: { readonly functions: ReadonlySet<string>; readonly arguments: readonly string[]; readonly types: ReadonlySet<string> };
   /** relaxations.localBlocks. */
   readonly localFunctions: ReadonlySet<string>;
   /** relaxations.superassignment: blocked operators allowed when their target is bound in an enclosing script scope. */
@@ -176,6 +182,13 @@ export function compileRules(
       functions: new Set(relax.environmentSettings.functions),
       names: new Set(relax.environmentSettings.names),
       valuePattern: new RegExp(relax.environmentSettings.valuePattern),
+    },
+    environmentReads: { functions: new Set(relax.environmentReads.functions), arguments: relax.environmentReads.arguments },
+    workingDirectoryFunctions: new Set(relax.workingDirectory.functions),
+    consoleDiversion: {
+      functions: new Set(relax.consoleDiversion.functions),
+      arguments: relax.consoleDiversion.arguments,
+      types: new Set(relax.consoleDiversion.types),
     },
     savedOptionsFunctions: new Set(relax.savedOptions.functions),
   };

@@ -231,8 +231,6 @@ export function examplePackageNode(call: Node): Node | undefined {
   return positional[index]?.value ?? undefined;
 }
 
-const LITERAL_KINDS = new Set<string>([NodeKind.string, NodeKind.float, NodeKind.integer, NodeKind.true, NodeKind.false, 'null', 'complex', 'na', 'inf', 'nan']);
-
 /**
  * Why a call of as.environment() (`relaxations.freshEnvironments`) could name the search path or a
  * package environment, or undefined: one argument, not a literal number or string (`1`, `-1`,
@@ -248,5 +246,90 @@ export function freshEnvironmentProblem(fn: string, call: Node): string | undefi
   if (value && LITERAL_KINDS.has(value.type)) {
     return `${fn}() of a number or a string would name the search path or a package's environment; give it a list or data frame, e.g. ${fn}(list(a = 1))`;
   }
+  return undefined;
+}
+
+// R's parse data calls all of these constants (STR_CONST, NUM_CONST, NULL_CONST): contained-forms.R agrees.
+const LITERAL_KINDS: ReadonlySet<string> = new Set([NodeKind.string, NodeKind.integer, NodeKind.float, NodeKind.true, NodeKind.false, 'null', 'complex', 'na', 'inf', 'nan']);
+
+/** A constant as written (a string, number, TRUE/FALSE, NA, NULL), or c() of strings. */
+function isLiteral(node: Node | null): boolean {
+  if (!node) return false;
+  if (LITERAL_KINDS.has(node.type)) return true;
+  if (node.type !== NodeKind.call || literalName(node.childForFieldName('function')) !== 'c') return false;
+  return argumentsOf(node).every((a) => a.name === undefined && a.value?.type === NodeKind.string);
+}
+
+/**
+ * R's matching of `args` to `formals`: by name first, then the unnamed ones in order; a message
+ * when a name is not among the formals, an argument is `...`, or there are too many.
+ */
+function matchArguments(fn: string, call: Node, formals: readonly string[]): Map<string, Node | null> | string {
+  const args = argumentsOf(call);
+  if (piped(call) || args.some((a) => isDots(a.value))) return `${fn}() must be called with its arguments written out, not piped or through ...`;
+  const matched = new Map<string, Node | null>();
+  for (const arg of args.filter((a) => a.name !== undefined)) {
+    if (!formals.includes(arg.name!)) return `${fn}() takes only ${formals.join(', ')}, not ${arg.name}`;
+    matched.set(arg.name!, arg.value);
+  }
+  const open = formals.filter((f) => !matched.has(f));
+  const positional = args.filter((a) => a.name === undefined);
+  if (positional.length > open.length) return `${fn}() takes at most ${formals.length} arguments (${formals.join(', ')})`;
+  positional.forEach((a, i) => matched.set(open[i]!, a.value));
+  return matched;
+}
+
+/** Whether `node` is a string literal naming an absolute or home path, which is never inside the run's directory. */
+function absolutePathLiteral(node: Node | null | undefined): boolean {
+  if (node?.type !== NodeKind.string) return false;
+  const value = decodeStringLiteral(node.text);
+  return value === undefined || /^[/~\\]/.test(value);
+}
+
+/**
+ * Why a call of Sys.getenv() (`relaxations.environmentReads`) is not a direct call whose
+ * arguments are literals (`Sys.getenv("NOT_CRAN")`, `Sys.getenv(c("TZ", "HOME"), unset = NA)`,
+ * `Sys.getenv()`), or undefined. The runtime answers only the listed names whatever is asked.
+ */
+export function environmentReadProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const matched = matchArguments(fn, call, rules.environmentReads.arguments);
+  if (typeof matched === 'string') return matched;
+  for (const [formal, value] of matched) {
+    if (!isLiteral(value)) return `its ${formal} must be written literally, e.g. ${fn}("TZ") or ${fn}(c("LANG", "TZ"), unset = NA)`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a call of setwd() (`relaxations.workingDirectory`) is not `setwd(dir)` with one argument,
+ * not a literal absolute or home path, or undefined. The runtime checks where dir resolves.
+ */
+export function workingDirectoryProblem(fn: string, call: Node): string | undefined {
+  const matched = matchArguments(fn, call, ['dir']);
+  if (typeof matched === 'string') return matched;
+  if (!matched.has('dir')) return `give it the directory: ${fn}(tempdir()) or ${fn}("sub"), and old <- ${fn}(...) to go back with ${fn}(old)`;
+  if (absolutePathLiteral(matched.get('dir'))) {
+    return `it may only move inside the run's directory or tempdir(): use a relative path, ${fn}("sub") or ${fn}(tempdir())`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a call of sink() (`relaxations.consoleDiversion`) is not one of the output stream: type,
+ * when given, a literal among the allowed types; the file not a literal absolute or home path.
+ * The runtime checks where the file resolves and what connection it is.
+ */
+export function consoleDiversionProblem(fn: string, call: Node, rules: CompiledRules): string | undefined {
+  const { arguments: formals, types } = rules.consoleDiversion;
+  const matched = matchArguments(fn, call, formals);
+  if (typeof matched === 'string') return matched;
+  const type = matched.get('type');
+  if (type !== undefined) {
+    const value = type?.type === NodeKind.string ? decodeStringLiteral(type.text) : undefined;
+    if (value === undefined || !types.has(value)) {
+      return `only the output stream may be diverted (type = ${[...types].map((t) => `"${t}"`).join(', ')}); messages are captured for you: ${fn}("log.txt") ... ${fn}()`;
+    }
+  }
+  if (absolutePathLiteral(matched.get('file'))) return `it may only write inside the run's directory: use a relative path, ${fn}("out/log.txt") ... ${fn}()`;
   return undefined;
 }

@@ -81,6 +81,7 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
         # mkCode, which the capsule removes; packages' precompiled bytecode still runs.
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
+        contain_script_places(workdir)
         plot_capture <- open_plot_capture(input$plots, workdir)
         capsule <- arm_capsule()
         for (i in seq_along(exprs)) {
@@ -116,6 +117,12 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
     }
   )
   set_time_limit()
+  # The script's sink() and setwd() (safe-calls.R) end with it: the value and the envelope below
+  # go where the runner means them to.
+  tryCatch(
+    release_script_places(),
+    error = function(e) add_note("the script's output sink or directory could not be reset")
+  )
   # The script may have set warn (options.restrictedValues) or show.error.messages: the runner's own
   # code after it runs with R's defaults, or a warning of its own (warn = 2: an error) would stop it
   # writing the envelope, and a fault of its own would leave no trace on stderr.

@@ -1,6 +1,7 @@
 # The literal-name relaxations (script-rules.json `relaxations.literalFunctionNames` and
 # `localBlocks`) on R's parse data, as layers/validator/relaxations.ts judges them: do.call() and
-# match.fun() naming their function literally, local() with its one block.
+# match.fun() naming their function literally, local() with its one block; and the call forms of
+# Sys.setenv() and attach() (their own relaxations); Sys.getenv(), setwd() and sink() in contained-forms.R.
 
 # Whether the call expression `id` is the right-hand side of a pipe (|> or %op%).
 piped_call <- function(pd, id) {
@@ -106,7 +107,8 @@ attach_problem <- function(name, site, policy) {
 relaxed_call_verdict <- function(parsed, i, name, policy) {
   relaxed <- c(
     names(policy$literal_functions), policy$local_functions, policy$env_setting_functions, policy$attach_functions,
-    policy$example_functions, policy$fresh_env_functions
+    policy$example_functions, policy$fresh_env_functions,
+    policy$env_read_functions, policy$working_directory_functions, policy$sink_functions
   )
   if (!(name %in% relaxed)) return(NULL)
   # base::local() is local() and utils::example() is example(): where the plain name resolves anyway.
@@ -131,6 +133,12 @@ relaxed_call_verdict <- function(parsed, i, name, policy) {
     env_setting_problem(name, site, policy)
   } else if (name %in% policy$attach_functions) {
     attach_problem(name, site, policy)
+  } else if (name %in% policy$env_read_functions) {
+    env_read_problem(name, site, policy)
+  } else if (name %in% policy$working_directory_functions) {
+    working_directory_problem(name, site)
+  } else if (name %in% policy$sink_functions) {
+    console_diversion_problem(name, site, policy)
   } else {
     literal_call_problem(name, site, policy)
   }

@@ -22,6 +22,8 @@ main <- function(args) {
   rules <- from_json(rules_file, simplifyVector = FALSE)
   prepared <- if (!is.null(warm)) warm_prepare(rules, warm)
   nonce <- if (is.null(warm)) read_nonce() else warm_wait(workdir)
+  # Absolute, so no path of the runner's depends on the directory the script's setwd() chose.
+  if (!startsWith(workdir, "/")) workdir <- file.path(getwd(), workdir)
   envelope_path <- workdir_file(workdir, "envelope")
   header <- envelope_header(nonce, paste(R.version$major, R.version$minor, sep = "."))
   input <- check_input(from_json(workdir_file(workdir, "input"), simplifyVector = FALSE))

@@ -77,6 +77,13 @@ compile_policy <- function(rules, allowed_packages) {
     env_setting_functions = strings(relax$environmentSettings$functions),
     env_setting_names = strings(relax$environmentSettings$names),
     env_setting_pattern = relax$environmentSettings$valuePattern,
+    env_read_functions = strings(relax$environmentReads$functions),
+    env_read_arguments = strings(relax$environmentReads$arguments),
+    env_read_names = strings(relax$environmentReads$names),
+    working_directory_functions = strings(relax$workingDirectory$functions),
+    sink_functions = strings(relax$consoleDiversion$functions),
+    sink_arguments = strings(relax$consoleDiversion$arguments),
+    sink_types = strings(relax$consoleDiversion$types),
     saved_options_functions = strings(relax$savedOptions$functions)
   )
 }

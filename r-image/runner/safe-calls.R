@@ -119,6 +119,9 @@ relaxed_replacements <- function(policy) {
   for (name in policy$attach_functions) replacements[[name]] <- safe_attach(policy)
   for (name in policy$example_functions) replacements[[name]] <- safe_example(policy)
   for (name in policy$fresh_env_functions) replacements[[name]] <- safe_as_environment
+  for (name in policy$env_read_functions) replacements[[name]] <- safe_sys_getenv(policy)
+  for (name in policy$working_directory_functions) replacements[[name]] <- safe_setwd
+  for (name in policy$sink_functions) replacements[[name]] <- safe_sink(policy)
   replacements
 }
 

@@ -60,7 +60,7 @@ describe('execute handler: validation on both sides', () => {
   const permissive = harness({ validator: acceptEverything });
   it.each([
     { script: 'system("id")', code: 'FORBIDDEN_SYMBOL', symbol: 'system' },
-    { script: '`Sys.getenv`()', code: 'FORBIDDEN_SYMBOL', symbol: 'Sys.getenv' },
+    { script: '`Sys.unsetenv`("HOME")', code: 'FORBIDDEN_SYMBOL', symbol: 'Sys.unsetenv' },
     { script: 'f <- get', code: 'FORBIDDEN_SYMBOL', symbol: 'get' },
     { script: 'base::system("id")', code: 'FORBIDDEN_SYMBOL', symbol: 'system' },
     { script: '"system"("id")', code: 'FORBIDDEN_STRING_FUNCTION', symbol: 'system' },

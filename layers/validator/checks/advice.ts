@@ -5,7 +5,7 @@
 const ADVICE: Readonly<Record<string, string>> = {
   process: 'jube-r scripts cannot start programs, editors or pagers; do the work in R itself.',
   network: 'the sandbox has no network; pass data in as a dataframe or variable instead.',
-  environmentVariables: 'environment variables are not available; pass values as request variables.',
+  environmentVariables: 'pass values as request variables; the environment can only be read, as Sys.getenv("TZ") with a literal name (it answers the locale, time zone, home and R\'s own paths), and set for TZ and the locale (Sys.setenv(TZ = "UTC")).',
   nativeCode: 'call the R-level function instead of native entry points.',
   indirection: 'call the function or use the object directly by its name (f(x), or do.call(f, args) with f named literally; x instead of get("x")).',
   codeFromText: 'write the code directly instead of building or evaluating it (a formula from text: as.formula(paste("y ~", x)) or reformulate(vars, "y")).',
@@ -13,7 +13,7 @@ const ADVICE: Readonly<Record<string, string>> = {
   environments: 'keep values in lists or your own variables; environments are not reachable.',
   hooksAndTracing: 'remove it; time limits, hooks and debugging are managed by the service.',
   deserialization: 'serialized R objects are not accepted; pass data as a dataframe (CSV) input.',
-  fileSystem: 'stay in the working directory and use relative paths; output is captured for you.',
+  fileSystem: 'stay in the working directory and use relative paths (setwd("sub") or setwd(tempdir()) and back, sink("log.txt") ... sink() are allowed); output is captured for you.',
 };
 
 export function adviceFor(category: string | undefined): string {

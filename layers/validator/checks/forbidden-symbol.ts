@@ -12,13 +12,16 @@ import {
   attachProblem,
   columnUse,
   columnUseWithdrawn,
+  consoleDiversionProblem,
   dataNameUse,
+  environmentReadProblem,
   environmentSettingProblem,
   examplePackageNode,
   exampleProblem,
   freshEnvironmentProblem,
   literalCallProblem,
   localCallProblem,
+  workingDirectoryProblem,
 } from '../relaxations.ts';
 import { packageNotAllowedMessage } from './packages.ts';
 import { decodeName, decodeStringLiteral } from '../r-strings.ts';
@@ -86,7 +89,10 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
     rules.environmentSettings.functions.has(name) ||
     rules.attachFunctions.has(name) ||
     rules.exampleFunctions.has(name) ||
-    rules.freshEnvironmentFunctions.has(name);
+    rules.freshEnvironmentFunctions.has(name) ||
+    rules.environmentReads.functions.has(name) ||
+    rules.workingDirectoryFunctions.has(name) ||
+    rules.consoleDiversion.functions.has(name);
   // `base::local(...)` is `local(...)` and `utils::example(...)` is `example(...)`: where the plain name resolves to anyway.
   const home = rules.localFunctions.has(name) ? 'base' : rules.exampleFunctions.has(name) ? rules.examplePackage : undefined;
   const viaBase =
@@ -110,5 +116,8 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
     }
     return null;
   }
+  if (rules.environmentReads.functions.has(name)) return environmentReadProblem(name, call, rules) ?? null;
+  if (rules.workingDirectoryFunctions.has(name)) return workingDirectoryProblem(name, call) ?? null;
+  if (rules.consoleDiversion.functions.has(name)) return consoleDiversionProblem(name, call, rules) ?? null;
   return '';
 }

@@ -14,7 +14,7 @@ describe('check forbidden-symbol', () => {
       ['a parenthesized function', '(system)("id")', 'system'],
       ['an argument value', 'lapply(x, system)', 'system'],
       ['a formal default', 'f <- function(g = system) g("id")', 'system'],
-      ['inside a function body', 'f <- function() { Sys.getenv("AWS_SECRET_ACCESS_KEY") }', 'Sys.getenv'],
+      ['inside a function body', 'f <- function() { Sys.unsetenv("AWS_SECRET_ACCESS_KEY") }', 'Sys.unsetenv'],
       ['a pipe target', '"id" |> system()', 'system'],
       ['inside a formula', 'y ~ system("id")', 'system'],
       ['inside tryCatch', 'tryCatch(system("id"), error = identity)', 'system'],
@@ -34,9 +34,9 @@ describe('check forbidden-symbol', () => {
     });
 
     it('reports the position and an actionable message', async () => {
-      const result = await validate('x <- 1\n  y <- Sys.getenv("HOME")');
+      const result = await validate('x <- 1\n  y <- Sys.unsetenv("HOME")');
       expect(result.errors).toEqual([
-        expect.objectContaining({ code: 'FORBIDDEN_SYMBOL', symbol: 'Sys.getenv', line: 2, column: 8 }),
+        expect.objectContaining({ code: 'FORBIDDEN_SYMBOL', symbol: 'Sys.unsetenv', line: 2, column: 8 }),
       ]);
       expect(result.errors[0]?.message).toMatch(/request variables/);
     });
