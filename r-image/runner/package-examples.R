@@ -1,13 +1,12 @@
-# example() and as.environment() (script-rules.json relaxations.packageExamples, freshEnvironments):
-# the shapes both validators accept (exampleProblem and freshEnvironmentProblem in
-# layers/validator/relaxations.ts), and the script's versions of the two functions. The script's
-# example() never calls source(): it reads the example code from the installed help, re-validates it
-# with the script's own rules and evaluates it under the same mask.
+# example() and as.environment() (script-rules.json relaxations.packageExamples, freshEnvironments): the shapes both
+# validators accept (exampleProblem and freshEnvironmentProblem in layers/validator/relaxations.ts), and the script's
+# versions of the two functions. The script's example() never calls source(): it reads the example code from the
+# installed help, re-validates it with the script's own rules and evaluates it under the same mask.
 
 is_logical_arg <- function(arg) identical(arg$token, "NUM_CONST") && arg$text %in% c("TRUE", "FALSE")
 
-# The argument giving example()'s package: named, else the second positional (the first when the
-# topic is named); or NULL.
+# The argument giving example()'s package: named, else the second positional (the first when the topic is named); or
+# NULL.
 example_package_arg <- function(args) {
   named <- Find(function(a) identical(a$name, "package"), args)
   if (!is.null(named)) return(named)
@@ -24,8 +23,8 @@ example_topic_arg <- function(args) {
   if (length(positional) > 0L) positional[[1L]]
 }
 
-# Why an example() call is not example(topic, package = "pkg") with a literal topic, a literal
-# package and the other listed arguments TRUE or FALSE, or NULL.
+# Why an example() call is not example(topic, package = "pkg") with a literal topic, a literal package and the other
+# listed arguments TRUE or FALSE, or NULL.
 example_problem <- function(name, site, policy) {
   args <- site$args
   if (piped_call(site$parsed$pd, site$call) || any(vapply(args, is_dots, NA))) {
@@ -62,8 +61,8 @@ check_example_package <- function(name, site, policy, add) {
 
 literal_tokens <- c("STR_CONST", "NUM_CONST", "NULL_CONST")
 
-# Why an as.environment() call could name the search path or a package's environment, or NULL:
-# one argument, not a literal number or string (also behind a sign).
+# Why an as.environment() call could name the search path or a package's environment, or NULL: one argument, not a
+# literal number or string (also behind a sign).
 fresh_environment_problem <- function(name, site) {
   args <- site$args
   x <- if (length(args) == 1L) args[[1L]]
@@ -85,9 +84,7 @@ fresh_environment_problem <- function(name, site) {
 }
 
 # ---- the script's versions -------------------------------------------------------------------
-
-# as.environment(x): a new environment holding a list's (a data frame's) elements; never the
-# search path, a package or an environment handed in.
+# as.environment(x): a new environment of a list's (a data frame's) elements; never the search path or a package.
 safe_as_environment <- function(x) {
   if (!is.list(x) || is.environment(x)) {
     refuse(paste(
@@ -98,8 +95,7 @@ safe_as_environment <- function(x) {
   list2env(x, parent = emptyenv())
 }
 
-# The example code of `topic` among `packages`' help, as lines, with the package it came from;
-# NULL when no help page has the topic.
+# The example code of `topic` in `packages`' help as lines, with its package; NULL when no help page has it.
 example_code <- function(topic, packages, run_dontrun, run_donttest) {
   # What utils::example() reads the help with; tools loads only when a script asks for an example.
   help_index_search <- get("index.search", envir = asNamespace("utils"))
@@ -130,8 +126,8 @@ example_topic <- function(topic) {
   topic
 }
 
-# The packages whose help example() searches: the one named (which the script must be allowed to
-# load), else the attached ones it may load.
+# The packages whose help example() searches: the one named (which the script must be allowed to load), else the
+# attached ones it may load.
 example_packages <- function(package, policy) {
   if (is.null(package)) {
     attached <- sub("^package:", "", grep("^package:", search(), value = TRUE))
@@ -164,9 +160,9 @@ run_example <- function(exprs, env, topic, echo) {
   invisible(shown$value)
 }
 
-# example(topic, package = NULL, local, echo, run.dontrun, run.donttest): the example code is checked
-# with every rule the script's own code was (a refusal runs none of it), then evaluated expression by
-# expression in the caller's environment (local = TRUE: a new one under it), echoed as example() does.
+# example(topic, package = NULL, local, echo, run.dontrun, run.donttest): the example code is checked with every rule
+# the script's own code was (a refusal runs none of it), then evaluated expression by expression in the caller's
+# environment (local = TRUE: a new one under it), echoed as example() does.
 safe_example <- function(policy) {
   rules_here <- c(names(token_rules), names(call_rules))
   function(topic, package = NULL, local = FALSE, echo = TRUE,
@@ -176,10 +172,8 @@ safe_example <- function(policy) {
     if (!is_contained(caller)) refuse("example() runs example code only in the script's own environments in jube-r")
     topic <- example_topic(substitute(topic))
     flags <- list(local = local, echo = echo, run.dontrun = run.dontrun, run.donttest = run.donttest)
-    for (flag in names(flags)) {
-      ok <- isTRUE(flags[[flag]]) || isFALSE(flags[[flag]])
-      if (!ok) refuse(sprintf("example(%s = ) must be TRUE or FALSE", flag))
-    }
+    bad <- names(flags)[!vapply(flags, function(f) isTRUE(f) || isFALSE(f), NA)]
+    if (length(bad) > 0L) refuse(sprintf("example(%s = ) must be TRUE or FALSE", bad[[1L]]))
     code <- example_code(topic, example_packages(package, policy), run.dontrun, run.donttest)
     if (is.null(code)) {
       warning(sprintf("no help found for '%s'", topic), call. = FALSE)

@@ -1,6 +1,6 @@
-# Re-validation with R's own parser (docs/script-rules.md): the same rules as the
-# TypeScript validator, on getParseData()'s tokens. Each rule is one entry of a registry below,
-# testable on its own (test/runner/r/test-revalidate.R); a script any rule refuses never runs.
+# Re-validation with R's own parser (docs/script-rules.md): the same rules as the TypeScript validator, on
+# getParseData()'s tokens. Each rule is one entry of a registry below, testable on its own
+# (test/runner/r/test-revalidate.R); a script any rule refuses never runs.
 
 new_findings <- function() {
   errors <- list()
@@ -16,9 +16,9 @@ new_findings <- function() {
   )
 }
 
-# Every rule of the registries below, or the ones named in `only`. `tree_sitter_symbols` is
-# tree-sitter's symbol list from input.json (NULL when tree-sitter found a syntax error).
-# `text`: code to check instead of the file's (parse_script()).
+# Every rule of the registries below, or the ones named in `only`. `tree_sitter_symbols` is tree-sitter's symbol list
+# from input.json (NULL when tree-sitter found a syntax error). `text`: code to check instead of the file's
+# (parse_script()).
 check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL, text = NULL) {
   findings <- new_findings()
   add <- findings$add
@@ -75,7 +75,6 @@ check_parser_agreement <- function(parsed, tree_sitter_symbols, add) {
 }
 
 # ---- token rules: check(parsed, i, policy, add) for the i-th token ------------------------------
-
 is_metadata_name <- function(name) startsWith(name, ".__")
 
 check_forbidden_symbol <- function(parsed, i, policy, add) {
@@ -122,9 +121,8 @@ check_string_as_name <- function(parsed, i, policy, add) {
   }
 }
 
-# A forbidden name as a string is as good as the symbol where a function is expected: an
-# argument of a higher-order function or of do.call()/match.fun() (also piped into one), or a
-# named function argument (FUN = "system").
+# A forbidden name as a string is as good as the symbol where a function is expected: an argument of a higher-order
+# function or of do.call()/match.fun() (also piped into one), or a named function argument (FUN = "system").
 string_passed_as_function <- function(parsed, i, policy) {
   pd <- parsed$pd
   resolvers <- c(policy$hof_names, names(policy$literal_functions))
@@ -145,7 +143,6 @@ string_passed_as_function <- function(parsed, i, policy) {
 }
 
 # ---- call rules: check(name, site, policy, add) for a call of one of names(policy) --------------
-
 # The number an argument's expression is written as (`1`, `-1`, `2L`), or NULL (literalNumber in options.ts).
 literal_number <- function(pd, arg) {
   sign <- 1
@@ -182,7 +179,6 @@ check_options_call <- function(name, site, policy, add) {
 }
 
 # ---- the registries: rule id -> what it looks at and its check ----------------------------------
-
 # The token sets are disjoint, so each token meets at most one rule and errors stay in document order.
 token_rules <- list(
   forbidden_symbol = list(tokens = c("SYMBOL", "SYMBOL_FUNCTION_CALL"), check = check_forbidden_symbol),

@@ -1,0 +1,33 @@
+# export-copies.R: the checked copies of withr's named exports refuse at run time what only a value
+# shows, whatever the re-validation saw (here nothing checks the script first).
+runner <- load_runner()
+policy <- runner$compile_policy(rules, test_packages)
+mask <- runner$make_mask(policy)
+script_env <- new.env(parent = mask)
+in_script <- function(text) eval(str2lang(text), script_env)
+
+case("withr's checked copies refuse forbidden values the static walk could not see", {
+  in_script("o <- list(editor = 'emacs')")
+  expect_error(in_script("withr::with_options(o, 1)"), "the option 'editor' cannot be set")
+  expect_error(in_script("withr::local_options(list(warn = 7))"), "may be set only to")
+  in_script("v <- c(PATH = '/tmp')")
+  expect_error(in_script("withr::with_envvar(v, 1)"), "it may set only TZ")
+  expect_error(in_script("withr::with_envvar(c(TZ = 'UTC'), 1, action = 'prefix')"), "may not be given action")
+  expect_error(in_script("withr::with_tempfile('tf', 1, tmpdir = '/etc')"), "may not be given tmpdir")
+  expect_error(in_script("withr::with_tempfile('tf', 1, pattern = '../x')"), "pattern must be")
+  expect_error(in_script("withr::defer(1, envir = new.env())"), "may not be given envir")
+  expect_error(in_script("withr::with_seed('x', 1)"), "seed must be a number")
+  expect_error(in_script("withr::with_dir('/', 1)"), "not available")
+  expect_identical(getOption("editor") == "emacs", FALSE)
+})
+case("withr's checked copies run their allowed forms", {
+  expect_identical(in_script("withr::with_options(list(digits = 3), getOption('digits'))"), 3L)
+  expect_identical(in_script("withr::with_envvar(c(TZ = 'UTC'), 'set')"), "set")
+  expect_identical(in_script("withr::with_seed(1, runif(1)) == withr::with_seed(1, runif(1))"), TRUE)
+})
+case("every formal of a checked withr function is listed, in order", {
+  for (key in names(policy$checked_exports)) {
+    parts <- strsplit(key, "::", fixed = TRUE)[[1L]]
+    expect_identical(names(policy$checked_exports[[key]]), names(formals(getExportedValue(parts[[1L]], parts[[2L]]))))
+  }
+})
