@@ -114,14 +114,12 @@ export const VIGNETTE_NECESSITIES: Readonly<Record<string, string>> = {
   'PACKAGE_NOT_ALLOWED knitr': 'knitr is blocked: it evaluates code from text and runs engines that spawn processes (knitr::kable is the usual use)',
   'PACKAGE_NOT_ALLOWED rlang::eval_tidy': 'rlang is blocked and eval_tidy is not among packages.namedExports: it evaluates an expression',
   'PACKAGE_NOT_ALLOWED rlang::call2': 'rlang is blocked and call2 is not among packages.namedExports: it builds a call from a name, as base call (forbidden, indirection) does',
-  'PACKAGE_NOT_ALLOWED rlang::is_installed': 'rlang is blocked and is_installed is refused by name: it loads the namespace it asks about without the loader rules',
   'BLOCKED_OPERATOR :::': '`:::` reaches unexported internals the allow-list does not audit',
   'FORBIDDEN_SYMBOL load': 'deserialization: .RData can carry code (CVE-2024-27322)',
   'FORBIDDEN_SYMBOL readRDS': 'deserialization: an RDS can carry code (CVE-2024-27322)',
   'FORBIDDEN_SYMBOL parse': 'codeFromText: turns text into code',
   'FORBIDDEN_SYMBOL parent.frame': 'environments: hands out the caller\'s frame',
   'FORBIDDEN_SYMBOL getClass': 'environments: a class definition carries its package environment',
-  'FORBIDDEN_SYMBOL Sys.getenv': 'environmentVariables: the environment is where credentials live',
 };
 
 export type Verdict = 'necessity' | 'notLoadable' | 'false';
