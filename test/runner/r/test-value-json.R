@@ -76,8 +76,8 @@ case("at its bounds: 32 levels and 1000 types entries are JSON, one more is prin
     for (i in seq_len(k)) x <- list(x)
     x
   }
-  expect_identical(value_of(nest(32L), bytes = 4000L)$kind, "json")
-  expect_identical(value_of(nest(33L), bytes = 4000L)$kind, "printed")
+  expect_identical(value_of(nest(32L), seconds = 30, bytes = 4000L)$kind, "json")
+  expect_identical(value_of(nest(33L), seconds = 30, bytes = 4000L)$kind, "printed")
   dates <- function(n) lapply(seq_len(n), function(i) as.Date("2024-01-01"))
   # A generous time budget: this case is about the entry bound, not the encoder's deadline.
   expect_identical(value_of(dates(1000L), seconds = 30, bytes = 100000L)$kind, "json")
