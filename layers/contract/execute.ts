@@ -330,9 +330,11 @@ export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 
 /**
  * Bounds of the value encoding (docs/api.md "Value encoding"): JSON levels inside `json` and
- * entries of `types`; past either the value is printed. The runner reads them from seam.json.
+ * entries of `types`; past either the value is printed. `maxPrint`: the entries print() shows of a
+ * printed value (R's max.print), so that a slow print of a huge object cannot cost the envelope.
+ * The runner reads them from seam.json.
  */
-export const VALUE_LIMITS = { maxDepth: 32, maxTypes: 1000 } as const;
+export const VALUE_LIMITS = { maxDepth: 32, maxTypes: 1000, maxPrint: 1000 } as const;
 
 /**
  * What JSON cannot say about the nodes of a value's `json`, one entry per classed node, addressed

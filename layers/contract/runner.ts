@@ -78,10 +78,17 @@ export const EnvelopeErrorDetailsSchema = z.strictObject({
 /** What `warnings[i]` came with; its text is only in `warnings`. `count`: identical ones folded into it. */
 export const EnvelopeWarningDetailSchema = z.strictObject({ call: text.nullable(), ...position, count: positiveInt.min(2).optional() });
 
+/** Which caps shortened a printed value (r-image/runner/value.R): its JSON over valueBytes, max.print, valueBytes. */
+export const VALUE_CUTS = ['json', 'maxPrint', 'valueBytes'] as const;
+export type ValueCut = (typeof VALUE_CUTS)[number];
+
 /** `json` is any JSON; its nesting is bounded by the reader, its size (with `types`) by the value cap. */
 export const EnvelopeValueSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('json'), class: classes, json: z.unknown(), types: valueTypesSchema(text, short, L.maxListLength).optional() }),
-  z.strictObject({ kind: z.literal('printed'), class: classes, printed: text, truncated: z.boolean().optional() }),
+  z.strictObject({
+    kind: z.literal('printed'), class: classes, printed: text, truncated: z.boolean().optional(),
+    cuts: z.array(z.enum(VALUE_CUTS)).max(VALUE_CUTS.length).optional(),
+  }),
 ]);
 
 export const EnvelopeValidationErrorSchema = z.strictObject({

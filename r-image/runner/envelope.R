@@ -14,16 +14,18 @@ cap_string <- function(x, max_bytes) {
   substr(x, 1L, max_bytes + 1L)
 }
 
-# At most max_bytes bytes of x, cut at a character boundary, "..." marking a cut.
+# At most max_bytes bytes of x, cut at a character boundary, "..." marking a cut (where the
+# marker itself fits: a budget may be smaller than it).
 truncate_bytes <- function(x, max_bytes) {
   if (!is.character(x) || length(x) != 1L || is.na(x)) return("")
   if (nchar(x, type = "bytes") <= max_bytes) return(x)
-  keep <- max(0L, max_bytes - 3L)
+  dots <- if (max_bytes >= 3L) "..." else ""
+  keep <- max(0L, max_bytes - nchar(dots))
   chars <- keep
   repeat {
     cut <- substr(x, 1L, chars)
     over <- nchar(cut, type = "bytes") - keep
-    if (over <= 0L) return(paste0(cut, "..."))
+    if (over <= 0L) return(paste0(cut, dots))
     chars <- chars - max(1L, over %/% 4L)
   }
 }

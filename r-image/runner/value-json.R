@@ -173,9 +173,10 @@ encode_frame <- function(x, path, depth, types) {
   encode_records(plain)
 }
 
-# The value's JSON and its types' JSON, both within max_bytes together; NULL when it has none.
+# The value's JSON and its types' JSON, both within max_bytes together; NULL when it has no
+# faithful JSON, list(over = TRUE) when it has one but not within max_bytes.
 value_json <- function(x, max_bytes) {
-  if (utils::object.size(x) > value_size_factor * max_bytes) return(NULL)
+  over <- list(over = TRUE)
   types <- new_types()
   ready <- tryCatch(encode_node(x, "", 0L, types), jube_unfaithful = function(e) not_json)
   if (identical(ready, not_json)) return(NULL)
@@ -185,7 +186,7 @@ value_json <- function(x, max_bytes) {
   text <- tryCatch(write(ready), error = function(e) NULL)
   if (is.null(text)) return(NULL)
   types_text <- if (length(types$entries) > 0L) write(types$entries) else ""
-  if (nchar(text, type = "bytes") + nchar(types_text, type = "bytes") > max_bytes) return(NULL)
+  if (nchar(text, type = "bytes") + nchar(types_text, type = "bytes") > max_bytes) return(over)
   list(
     json = structure(as.character(text), class = "json"),
     types = if (nzchar(types_text)) structure(as.character(types_text), class = "json")

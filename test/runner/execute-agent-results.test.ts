@@ -125,6 +125,20 @@ describe('execute handler: the last value', () => {
     expect(response.truncated).toBe(true);
   });
 
+  it('a large data frame printed to R\'s max.print is truncated, and the note says which caps and what to raise', async () => {
+    const response = await h.run('invisible(data.frame(id = seq_len(5667), x = 0.5))');
+    expect(response.value).toMatchObject({ kind: 'printed', class: ['data.frame'], truncated: true });
+    expect(response.truncated).toBe(true);
+    expect(response.notes?.join('\n')).toMatch(
+      /the value came back printed: its JSON is larger than 16384 bytes; its printed form stopped at R's max\.print \(1000 entries.*outputBudget\.valueBytes is 16384; raise it \(up to 262144\) to get more \(as JSON\), or return the rows you need/,
+    );
+    // Raised far enough, the same frame comes back whole, as JSON.
+    const raised = await h.run('invisible(data.frame(id = seq_len(5667), x = 0.5))', { outputBudget: { valueBytes: 262_144 } });
+    expect(raised.value).toMatchObject({ kind: 'json', class: ['data.frame'] });
+    expect(raised.value?.kind === 'json' && (raised.value.json as unknown[]).length).toBe(5667);
+    expect(raised.truncated).toBeUndefined();
+  });
+
   it('sits alongside the marker-based result', async () => {
     const response = await h.run('cat("<<<JUBE_RESULT_START>>>{\\"a\\":1}<<<JUBE_RESULT_END>>>")\n42');
     expect(response).toMatchObject({ result: { a: 1 }, value: { kind: 'json', json: 42 } });

@@ -68,15 +68,21 @@ describe('execute handler: output caps', () => {
     const rssGrowth = process.memoryUsage().rss - rssBefore;
     expect(response.status).toBe('ok');
     expect(response.truncated).toBe(true);
-    // The head and the tail, 32 KiB each, cut back to whole lines (the tail's first, partial line
-    // goes), with the count of what was left out between them.
+    // The head and the tail share what the longest omitted line leaves of 64 KiB, each cut back
+    // to whole lines (the tail's first, partial line goes), with the count of what was left out
+    // between them, the whole within the budget.
     const marker = '<<<JUBE_RESULT_START>>>{"after": true}<<<JUBE_RESULT_END>>>';
     const total = 110_000 * 1024 + marker.length;
-    const omitted = total - 64 * 1024 + ((32 * 1024 - marker.length) % 1024);
+    const room = 64 * 1024 - Buffer.byteLength(`\n[... ${total} bytes of console output omitted ...]\n`);
+    const keptHead = Math.floor(Math.floor(room / 2) / 1024) * 1024;
+    const keptTail = Math.floor((room - Math.floor(room / 2) - marker.length) / 1024) * 1024 + marker.length;
+    const omitted = total - keptHead - keptTail;
     expect(response).toMatchObject({ consoleOutputBytes: total, consoleOutputOmittedBytes: omitted });
-    expect(response.consoleOutput).toContain(`\n[... ${omitted} bytes of console output omitted ...]\n`);
+    expect(Buffer.byteLength(response.consoleOutput)).toBeLessThanOrEqual(64 * 1024);
+    expect(response.consoleOutput).toContain(`[... ${omitted} bytes of console output omitted ...]\n`);
     const [head, tail] = response.consoleOutput.split(/\[\.\.\. \d+ bytes of console output omitted \.\.\.\]\n/);
-    expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBe(total - omitted);
+    expect(Buffer.byteLength(head!)).toBe(keptHead);
+    expect(Buffer.byteLength(tail!)).toBe(keptTail);
     expect(head!.endsWith('\n')).toBe(true);
     expect(tail!.startsWith('x'.repeat(1023))).toBe(true);
     expect(head!.startsWith('x'.repeat(1023))).toBe(true);
@@ -90,9 +96,11 @@ describe('execute handler: output caps', () => {
     const capped = harness({ env: { JUBE_R_MAX_CONSOLE_OUTPUT_BYTES: '1025' } });
     const response = await capped.run('cat(strrep("é", 2000))');
     expect(response.truncated).toBe(true);
-    // A 512-byte head and a 513-byte tail whose first byte, half a character, is dropped.
-    expect(response.consoleOutput).toBe(`${'é'.repeat(256)}\n[... 2976 bytes of console output omitted ...]\n${'é'.repeat(256)}`);
-    expect(response).toMatchObject({ consoleOutputBytes: 4000, consoleOutputOmittedBytes: 2976 });
+    // 1025 less the longest omitted line (48 bytes) leaves a 488-byte head and a 489-byte tail
+    // whose first byte, half a character, is dropped.
+    expect(response.consoleOutput).toBe(`${'é'.repeat(244)}\n[... 3024 bytes of console output omitted ...]\n${'é'.repeat(244)}`);
+    expect(response).toMatchObject({ consoleOutputBytes: 4000, consoleOutputOmittedBytes: 3024 });
+    expect(Buffer.byteLength(response.consoleOutput)).toBeLessThanOrEqual(1025);
   });
 
   it('keeps a console of exactly the cap whole', async () => {
@@ -100,6 +108,29 @@ describe('execute handler: output caps', () => {
     const response = await capped.run('cat(strrep("a", 1024))');
     expect(response).toMatchObject({ consoleOutput: 'a'.repeat(1024), consoleOutputBytes: 1024, consoleOutputOmittedBytes: 0 });
     expect(response.truncated).toBeUndefined();
+  });
+
+  it('outputBudget.consoleBytes bounds the whole consoleOutput: the budget kept whole, one byte more cut within it', async () => {
+    // Lines of 10 bytes ("row 0001\n" and on), 1000 of them; a budget of 1000 bytes fails by one.
+    const script = 'cat(sprintf("row %05d\\n", 1:1000), sep = "")\ninvisible(NULL)';
+    const exact = await h.run(script, { outputBudget: { consoleBytes: 10_000 } });
+    expect(exact).toMatchObject({ consoleOutputBytes: 10_000, consoleOutputOmittedBytes: 0 });
+    expect(exact.consoleOutput).toHaveLength(10_000);
+    expect(exact.truncated).toBeUndefined();
+    // 80: the omitted line (49 bytes at most) leaves room for one line each side.
+    for (const consoleBytes of [9_999, 80]) {
+      const cut = await h.run(script, { outputBudget: { consoleBytes } });
+      expect(cut.truncated).toBe(true);
+      expect(Buffer.byteLength(cut.consoleOutput)).toBeLessThanOrEqual(consoleBytes);
+      const [head, tail] = cut.consoleOutput.split(/\[\.\.\. \d+ bytes of console output omitted \.\.\.\]\n/);
+      for (const line of `${head}${tail}`.split('\n').filter(Boolean)) expect(line).toMatch(/^row \d{5}$/);
+      expect(Buffer.byteLength(`${head}${tail}`) + cut.consoleOutputOmittedBytes!).toBe(10_000);
+      expect(tail!.endsWith('row 01000\n')).toBe(true);
+    }
+    // Too small for the omitted line itself: nothing comes back but the count and the note.
+    const none = await h.run(script, { outputBudget: { consoleBytes: 40 } });
+    expect(none).toMatchObject({ consoleOutput: '', consoleOutputOmittedBytes: 10_000, truncated: true });
+    expect(none.notes?.join('\n')).toMatch(/10000 of 10000 bytes were left out.*outputBudget\.consoleBytes is 40/);
   });
 
   it('caps a long error message', async () => {

@@ -95,7 +95,8 @@ function wholeLinesTail(tail: Buffer): Buffer {
 
 /**
  * Consumes a byte stream once: keeps its first and last `consoleBytes / 2` bytes (an agent needs
- * both how a run started and how it ended), cut back to whole lines where the kept part has any, and finds the structured result between the markers
+ * both how a run started and how it ended), of which the response carries what fits beside the
+ * omitted line, cut back to whole lines where the kept part has any, and finds the structured result between the markers
  * anywhere in the stream (in the cut middle too), holding at most `resultBytes` of it. The last
  * complete marker pair wins.
  */
@@ -192,14 +193,27 @@ export class ConsoleCapture {
     return this.totalBytes;
   }
 
-  /** The console as the response carries it, and how many bytes of it were left out. */
+  /**
+   * The console as the response carries it, and how many bytes of it were left out. The budget
+   * bounds the whole text, the omitted line included: the head and the tail share what the longest
+   * possible line (every byte omitted, after a head that does not end a line) leaves, so the count
+   * it finally carries, never longer, cannot push the text over. A budget too small for the line
+   * alone carries nothing; consoleOutputOmittedBytes and the note still say what went.
+   */
   console(): { text: string; omittedBytes: number } {
     const head = Buffer.concat(this.head);
     const tail = Buffer.concat(this.tail);
     if (!this.truncated) return { text: Buffer.concat([head, tail]).toString('utf8'), omittedBytes: 0 };
+    const room = this.consoleBytes - Buffer.byteLength(omittedLine(this.totalBytes));
+    if (room < 0) {
+      const alone = omittedLine(this.totalBytes, true);
+      return Buffer.byteLength(alone) <= this.consoleBytes ? { text: alone, omittedBytes: this.totalBytes } : { text: '', omittedBytes: this.totalBytes };
+    }
+    const headRoom = Math.floor(room / 2);
+    const tailRoom = room - headRoom;
     const kept = {
-      head: wholeLinesHead(trimIncompleteUtf8(head)),
-      tail: wholeLinesTail(trimLeadingContinuation(tail.subarray(Math.max(0, tail.length - this.tailLimit)))),
+      head: wholeLinesHead(trimIncompleteUtf8(utf8Prefix(head, headRoom))),
+      tail: wholeLinesTail(trimLeadingContinuation(tail.subarray(Math.max(0, tail.length - tailRoom)))),
     };
     const omittedBytes = this.totalBytes - kept.head.length - kept.tail.length;
     const atLineStart = kept.head.length === 0 || kept.head[kept.head.length - 1] === NEWLINE;

@@ -6,7 +6,8 @@
  */
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ErrorDetails, Value, WarningDetail } from '../../../layers/contract/execute.ts';
-import type { RunnerEnvelope } from '../../../layers/contract/runner.ts';
+import type { RunnerEnvelope, ValueCut } from '../../../layers/contract/runner.ts';
+import { VALUE_LIMITS } from '../../../layers/contract/execute.ts';
 import type { ValidationError } from '../../../layers/contract/validation.ts';
 import { raiseBudgetHint, type ResolvedBudget } from '../../../layers/config/output-budget.ts';
 import { capText, capWarnings } from './caps.ts';
@@ -71,18 +72,28 @@ function hint(field: Parameters<typeof raiseBudgetHint>[0], budget: ResolvedBudg
   return budget ? raiseBudgetHint(field, budget) : `GET /health limits.${limit}`;
 }
 
-/** The value within valueBytes: a JSON value over the cap is dropped, a printed one cut. */
-export function capValue(value: Value, valueBytes: number, budget?: ResolvedBudget): { value: Value | undefined; cut: boolean; note?: string } {
+/**
+ * The value within valueBytes: a JSON value over the cap is dropped, a printed one cut. A printed
+ * value is `truncated` when print() stopped at max.print or its text was cut (by the runner or
+ * here); its note names each cap that shortened it, from the runner's `cuts` (a value printed
+ * only because its JSON was over valueBytes is whole, but the note says so).
+ */
+export function capValue(
+  value: NonNullable<RunnerEnvelope['value']>, valueBytes: number, budget?: ResolvedBudget,
+): { value: Value | undefined; cut: boolean; note?: string } {
   const cls = capClasses(value.class);
   const raise = hint('valueBytes', budget, 'maxValueBytes');
   if (value.kind === 'printed') {
+    const { cuts: said, ...rest } = value;
     const printed = capText(value.printed, valueBytes);
-    const cut = printed.truncated || cls.cut;
-    const shortened = cut || value.truncated === true;
+    const cuts = new Set<ValueCut>(said ?? []);
+    // A runner's `truncated` without a reason, or the handler's own cut: the byte cap.
+    if (printed.truncated || (value.truncated === true && !cuts.has('maxPrint'))) cuts.add('valueBytes');
+    const shortened = cuts.has('maxPrint') || cuts.has('valueBytes');
     return {
-      value: { ...value, class: cls.value, printed: printed.value, ...(shortened ? { truncated: true } : {}) },
-      cut: shortened,
-      ...(shortened ? { note: `the value's printed form was cut to ${valueBytes} bytes; ${raise}` } : {}),
+      value: { ...rest, class: cls.value, printed: printed.value, ...(shortened ? { truncated: true } : {}) },
+      cut: shortened || cuts.has('json') || cls.cut,
+      ...(cuts.size > 0 ? { note: printedValueNote(cuts, valueBytes, raise) } : {}),
     };
   }
   // The types count against the same cap: the runner fits both into it (r-image/runner/value.R).
@@ -91,6 +102,23 @@ export function capValue(value: Value, valueBytes: number, budget?: ResolvedBudg
     return { value: undefined, cut: true, note: `the value was left out: its JSON is larger than ${valueBytes} bytes; ${raise}` };
   }
   return { value: { ...value, class: cls.value }, cut: cls.cut };
+}
+
+/** Which caps shortened a printed value, and what gets more: valueBytes where it fired, else a smaller value. */
+export function printedValueNote(cuts: ReadonlySet<ValueCut>, valueBytes: number, raise: string): string {
+  const form = [
+    ...(cuts.has('maxPrint') ? [`stopped at R's max.print (${VALUE_LIMITS.maxPrint} entries; its last line counts what was left out)`] : []),
+    ...(cuts.has('valueBytes') ? [`was cut to ${valueBytes} bytes`] : []),
+  ];
+  const what = [
+    ...(cuts.has('json') ? [`the value came back printed: its JSON is larger than ${valueBytes} bytes`] : []),
+    ...(form.length > 0 ? [`${cuts.has('json') ? 'its' : "the value's"} printed form ${form.join(' and ')}`] : []),
+  ];
+  const smaller = 'return the rows you need (head(x, n), x[i, ]) or a summary as the last value';
+  const more = cuts.has('json') || cuts.has('valueBytes')
+    ? `${raise}${cuts.has('json') ? ' (as JSON)' : ''}${cuts.has('maxPrint') ? `, or ${smaller}` : ''}`
+    : `max.print is fixed for the value: ${smaller}`;
+  return `${what.join('; ')}; ${more}`;
 }
 
 function capValidation(errors: readonly ValidationError[], caps: ResponseCaps): { value: ValidationError[]; cut: boolean } {

@@ -39,6 +39,31 @@ case("a value over the cap falls back to its printed form, cut and marked", {
   # The JSON alone (105 bytes) would fit; with its types (the levels again) it does not.
   expect_identical(value_of(factor(letters), bytes = 150L)$kind, "printed")
 })
+case("a printed value says which caps shortened it: its JSON over the cap, max.print, the byte cap", {
+  cut <- value_of(seq_len(500))
+  expect_identical(cut$cuts, list("json", "valueBytes"))
+  # A data frame whose JSON is over the cap, printed to R's max.print and within the bytes.
+  frame <- value_of(data.frame(id = seq_len(5667)), bytes = 20000L)
+  expect_identical(frame$kind, "printed")
+  expect_true(grepl("omitted 4667 rows ]", frame$printed, fixed = TRUE))
+  expect_identical(frame$truncated, TRUE)
+  expect_identical(frame$cuts, list("json", "maxPrint"))
+  # No faithful JSON at all (complex numbers): max.print alone.
+  complex <- value_of(complex(real = seq_len(3000), imaginary = 1), bytes = 100000L)
+  expect_identical(complex$cuts, list("maxPrint"))
+  expect_identical(complex$truncated, TRUE)
+  # Too large even to try as JSON (over 8 times the cap), judged by its shape.
+  huge <- value_of(data.frame(x = seq_len(5000) + 0.5), bytes = 1000L)
+  expect_identical(huge$cuts, list("json", "maxPrint", "valueBytes"))
+  whole <- value_of(stats::lm(dist ~ speed, datasets::cars), bytes = 4000L)
+  expect_identical(whole$truncated, FALSE)
+  expect_true(is.null(whole$cuts))
+})
+case("truncate_bytes stays within its bytes, the dots included, below three too", {
+  for (n in 0:8) expect_true(nchar(runner$truncate_bytes(strrep("\u00e9", 10), n), type = "bytes") <= n)
+  expect_identical(runner$truncate_bytes("abcdef", 5L), "ab...")
+  expect_identical(runner$truncate_bytes("abcdef", 2L), "ab")
+})
 case("a plot object is labelled, not drawn again", {
   before <- grDevices::dev.cur()
   value <- value_of(structure(list(), class = c("gg", "ggplot")))

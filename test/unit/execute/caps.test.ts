@@ -39,9 +39,10 @@ describe('ConsoleCapture', () => {
 
   it('keeps the head and the tail of a long console with the omitted count between, yet finds a result in the middle', () => {
     const text = `${'h'.repeat(5_000)}${RESULT_START}true${RESULT_END}${'t'.repeat(5_000)}`;
-    const capture = feed(new ConsoleCapture(100, 1024), text, 333);
-    const omitted = Buffer.byteLength(text) - 100;
-    expect(capture.consoleText()).toBe(`${'h'.repeat(50)}${omittedLine(omitted)}${'t'.repeat(50)}`);
+    const capture = feed(new ConsoleCapture(200, 1024), text, 333);
+    // 200 less the longest omitted line (49 bytes, five digits) leaves a head of 75 and a tail of 76.
+    const omitted = Buffer.byteLength(text) - 151;
+    expect(capture.consoleText()).toBe(`${'h'.repeat(75)}${omittedLine(omitted)}${'t'.repeat(76)}`);
     expect(capture.truncated).toBe(true);
     expect(capture.bytesSeen).toBe(Buffer.byteLength(text));
     expect(capture.snapshot()).toMatchObject({ bytes: Buffer.byteLength(text), omittedBytes: omitted });
@@ -52,7 +53,9 @@ describe('ConsoleCapture', () => {
     const exact = feed(new ConsoleCapture(100, 10), 'a'.repeat(60) + 'b'.repeat(40), size);
     expect(exact.snapshot()).toMatchObject({ consoleOutput: 'a'.repeat(60) + 'b'.repeat(40), truncated: false, omittedBytes: 0 });
     const over = feed(new ConsoleCapture(100, 10), 'a'.repeat(61) + 'b'.repeat(40), size);
-    expect(over.snapshot()).toMatchObject({ consoleOutput: `${'a'.repeat(50)}${omittedLine(1)}${'a'.repeat(10)}${'b'.repeat(40)}`, truncated: true, omittedBytes: 1 });
+    // The omitted line for 101 bytes is at most 47 long: 53 are left, a head of 26 and a tail of 27.
+    expect(over.snapshot()).toMatchObject({ consoleOutput: `${'a'.repeat(26)}${omittedLine(48)}${'b'.repeat(27)}`, truncated: true, omittedBytes: 48 });
+    expect(Buffer.byteLength(over.consoleText())).toBeLessThanOrEqual(100);
   });
 
   it('drops a result larger than its cap', () => {
@@ -61,9 +64,10 @@ describe('ConsoleCapture', () => {
   });
 
   it('never splits a UTF-8 character at either cut, and counts the bytes of the cut ones as omitted', () => {
-    // 10 bytes: a head of 2 (one é) and a tail of 3 (its first byte a continuation, dropped).
-    const capture = feed(new ConsoleCapture(5, 10), 'ééééé', 1);
-    expect(capture.consoleText()).toBe(`é${omittedLine(6)}é`);
+    // 200 bytes in a budget of 61: 14 beside the omitted line, a head of 7 and a tail of 7, each
+    // cut back to three whole characters.
+    const capture = feed(new ConsoleCapture(61, 10), 'é'.repeat(100), 1);
+    expect(capture.consoleText()).toBe(`ééé${omittedLine(188)}ééé`);
   });
 });
 
@@ -117,5 +121,67 @@ describe('console cut on lines', () => {
     expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!) + omittedBytes).toBe(Buffer.byteLength(rows));
     expect(Buffer.byteLength(head!) + Buffer.byteLength(tail!)).toBeLessThanOrEqual(200);
     for (const line of `${head}${tail}`.split('\n').filter(Boolean)) expect(line).toMatch(/^row \d+ x*$/);
+  });
+});
+
+describe('the console budget bounds the whole consoleOutput, the omitted line included', () => {
+  const texts = {
+    lines: Array.from({ length: 400 }, (_, i) => `row ${i} ${'x'.repeat(i % 9)}\n`).join(''),
+    multibyte: Array.from({ length: 300 }, (_, i) => `${[...'é€😀'].slice(0, 1 + (i % 3)).join('')}${'ü'.repeat(i % 5)}\n`).join(''),
+    'one long line': 'é'.repeat(3000),
+  };
+
+  it.each(Object.entries(texts))('%s: every budget from 1 to 400 bytes holds, on line boundaries where there are lines', (_name, text) => {
+    const total = Buffer.byteLength(text);
+    for (let budget = 1; budget <= 400; budget += 1) {
+      const { text: out, omittedBytes } = feed(new ConsoleCapture(budget, 10), text, 97).console();
+      expect(Buffer.byteLength(out)).toBeLessThanOrEqual(budget);
+      expect(out).not.toContain('\ufffd');
+      const line = `[... ${omittedBytes} bytes of console output omitted ...]\n`;
+      const at = out.indexOf(line);
+      if (at >= 0) {
+        // The line starts on a line of its own: after the head's last line break, or one of its own.
+        const headPart = out.slice(0, at);
+        const tail = out.slice(at + line.length);
+        expect(headPart === '' || headPart.endsWith('\n')).toBe(true);
+        const heads = [headPart, headPart.slice(0, -1)].filter((h) => text.startsWith(h) && Buffer.byteLength(h) + Buffer.byteLength(tail) + omittedBytes === total);
+        expect(heads.length).toBeGreaterThan(0);
+        expect(text.endsWith(tail)).toBe(true);
+        // Cut back to whole lines wherever the kept part holds a line break (else a part of a line stays).
+        if (tail.slice(0, -1).includes('\n')) expect(text.slice(0, text.length - tail.length).endsWith('\n')).toBe(true);
+      } else {
+        // Too small for the omitted line itself: nothing, and the count says it all went.
+        expect(out).toBe('');
+        expect(omittedBytes).toBe(total);
+      }
+    }
+  });
+
+  it('keeps exactly the budget whole and cuts one byte more to within it, multibyte text too', () => {
+    for (const text of Object.values(texts)) {
+      const total = Buffer.byteLength(text);
+      expect(feed(new ConsoleCapture(total, 10), text, 13).snapshot()).toMatchObject({ consoleOutput: text, truncated: false, omittedBytes: 0 });
+      const over = feed(new ConsoleCapture(total - 1, 10), text, 13).snapshot();
+      expect(over.truncated).toBe(true);
+      expect(Buffer.byteLength(over.consoleOutput)).toBeLessThanOrEqual(total - 1);
+      expect(over.omittedBytes).toBeGreaterThan(0);
+    }
+  });
+
+  it('a budget just big enough for the omitted line carries it alone; one byte less carries nothing', () => {
+    const text = 'x'.repeat(500);
+    const alone = omittedLine(500, true);
+    const size = Buffer.byteLength(alone);
+    expect(feed(new ConsoleCapture(size, 10), text, 64).console()).toEqual({ text: alone, omittedBytes: 500 });
+    expect(feed(new ConsoleCapture(size - 1, 10), text, 64).console()).toEqual({ text: '', omittedBytes: 500 });
+  });
+
+  it('the default 16 KiB budget holds a 700 KB print to 16384 bytes or fewer', () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => `${String(i + 1).padStart(6)} ${(i * 0.37).toFixed(3)}\n`).join('');
+    const capture = feed(new ConsoleCapture(16_384, 1024), rows, 65_536);
+    const { text } = capture.console();
+    expect(capture.truncated).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(16_384);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(16_384 - 64);
   });
 });

@@ -222,6 +222,35 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
       ]);
     });
 
+    it('a printed value names each cap that shortened it: max.print sets truncated, and its JSON over valueBytes says what to raise', () => {
+      const budgeted = withBudget({ valueBytes: 300 });
+      const raise = `outputBudget.valueBytes is 300; raise it (up to ${config.caps.valueBytes}) to get more`;
+      const printed = (cuts: ('json' | 'maxPrint' | 'valueBytes')[], truncated: boolean) =>
+        executeResponse(envelope({ value: { kind: 'printed', class: ['data.frame'], printed: 'id\n1 1', truncated, cuts } }), budgeted, base);
+      // The issue's case: a frame whose JSON was over the cap, printed to R's max.print, within the bytes.
+      const frame = printed(['json', 'maxPrint'], false);
+      expect(frame.value).toEqual({ kind: 'printed', class: ['data.frame'], printed: 'id\n1 1', truncated: true });
+      expect(frame.truncated).toBe(true);
+      expect(frame.notes).toEqual([
+        `the value came back printed: its JSON is larger than 300 bytes; its printed form stopped at R's max.print (1000 entries; its last line counts what was left out); ${raise} (as JSON), or return the rows you need (head(x, n), x[i, ]) or a summary as the last value`,
+      ]);
+      const model = printed(['maxPrint'], true);
+      expect(model.notes).toEqual([
+        "the value's printed form stopped at R's max.print (1000 entries; its last line counts what was left out); max.print is fixed for the value: return the rows you need (head(x, n), x[i, ]) or a summary as the last value",
+      ]);
+      // Printed whole, only because its JSON was over the cap: not truncated itself, but the response is.
+      const whole = printed(['json'], false);
+      expect(whole.value).toMatchObject({ truncated: false });
+      expect(whole).toMatchObject({ truncated: true, notes: [`the value came back printed: its JSON is larger than 300 bytes; ${raise} (as JSON)`] });
+      expect(printed(['valueBytes'], true).notes).toEqual([`the value's printed form was cut to 300 bytes; ${raise}`]);
+      // The handler's own cut, whatever the runner said.
+      const long = executeResponse(envelope({ value: { kind: 'printed', class: ['lm'], printed: 'x'.repeat(400), truncated: false } }), budgeted, base);
+      expect(long).toMatchObject({ truncated: true, value: { printed: 'x'.repeat(300), truncated: true }, notes: [`the value's printed form was cut to 300 bytes; ${raise}`] });
+      const none = executeResponse(envelope({ value: { kind: 'printed', class: ['lm'], printed: 'Call', truncated: false } }), budgeted, base);
+      expect(none.truncated).toBeUndefined();
+      expect(none.notes).toEqual([]);
+    });
+
     it('a field above its maximum is lowered to it with a note', () => {
       const response = executeResponse(envelope(), withBudget({ consoleBytes: 10 ** 9 }), base);
       expect(response.notes).toEqual([
