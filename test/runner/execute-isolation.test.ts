@@ -54,7 +54,7 @@ describe.each([
   it('a string-built Sys.getenv gets the runner\'s contained one, which answers nothing outside its list', async () => {
     const response = await h.run(`unlist(lapply(c("${CANARY}", "PATH", "TZ"), paste0("Sys.get", "env")))`);
     expect(response.status).toBe('ok');
-    expect(response.value?.json).toEqual(['', '', 'UTC']);
+    expect(response).toMatchObject({ value: { kind: 'json', json: ['', '', 'UTC'] } });
     expect(JSON.stringify(response)).not.toContain(CANARY_VALUE);
   });
 
