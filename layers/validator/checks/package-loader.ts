@@ -7,6 +7,7 @@
 import type { Node } from 'web-tree-sitter';
 import { NodeKind, functionValueName, literalName } from '../context.ts';
 import type { Check, Findings } from '../context.ts';
+import { packageArguments } from './package-argument.ts';
 import { packageNotAllowedMessage } from './packages.ts';
 
 /** The argument a loader takes the package from, by its formal name. */
@@ -14,30 +15,18 @@ const PACKAGE_ARGUMENTS: ReadonlySet<string> = new Set(['package', 'ns']);
 
 function checkLoaderCall(loader: string, call: Node, findings: Findings): void {
   const { rules } = findings;
-  const args = call.childForFieldName('arguments')?.namedChildren.filter((c) => c?.type === NodeKind.argument) ?? [];
-  let packageArg: Node | undefined;
-  for (const arg of args) {
-    if (!arg) continue;
-    const nameNode = arg.childForFieldName('name');
-    const name = nameNode ? literalName(nameNode) ?? nameNode.text : undefined;
-    if (name === undefined || PACKAGE_ARGUMENTS.has(name)) {
-      if (packageArg === undefined) packageArg = arg;
-      else {
-        findings.error(
-          'PACKAGE_LOADER_ARGUMENT',
-          `${loader}() takes one package name here; pass other options by name (allowed: ${[...rules.loaderNamedArguments].join(', ')}).`,
-          loader,
-          arg.startPosition,
-        );
-      }
-    } else if (!rules.loaderNamedArguments.has(name)) {
-      findings.error(
-        'PACKAGE_LOADER_ARGUMENT',
-        `The argument '${name}' of ${loader}() is not allowed (it could load code from elsewhere or hide the package name); remove it. Allowed: ${[...rules.loaderNamedArguments].join(', ')}.`,
-        name,
-        arg.startPosition,
-      );
-    }
+  const allowed = [...rules.loaderNamedArguments].join(', ');
+  const { packageArg, extraPackageArgs, refused } = packageArguments(call, PACKAGE_ARGUMENTS, rules.loaderNamedArguments);
+  for (const arg of extraPackageArgs) {
+    findings.error('PACKAGE_LOADER_ARGUMENT', `${loader}() takes one package name here; pass other options by name (allowed: ${allowed}).`, loader, arg.startPosition);
+  }
+  for (const { name, arg } of refused) {
+    findings.error(
+      'PACKAGE_LOADER_ARGUMENT',
+      `The argument '${name}' of ${loader}() is not allowed (it could load code from elsewhere or hide the package name); remove it. Allowed: ${allowed}.`,
+      name,
+      arg.startPosition,
+    );
   }
   if (!packageArg) {
     findings.error('PACKAGE_LOADER_ARGUMENT', `${loader}() must name one package, e.g. ${loader}(dplyr).`, loader);

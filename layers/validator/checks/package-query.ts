@@ -5,30 +5,24 @@
  * the listed named arguments (check_installed's `action` is a function it would call).
  */
 import type { Node } from 'web-tree-sitter';
-import { NodeKind, literalName } from '../context.ts';
+import { NodeKind } from '../context.ts';
 import type { Check, Findings } from '../context.ts';
 import { literalPackageNames } from '../package-names.ts';
+import { packageArguments } from './package-argument.ts';
 import { packageNotAllowedMessage } from './packages.ts';
 
 /** The formal a query takes its packages from. */
-const PACKAGE_ARGUMENT = 'pkg';
+const PACKAGE_ARGUMENT: ReadonlySet<string> = new Set(['pkg']);
 
 function checkQueryCall(query: string, call: Node, findings: Findings): void {
   const { rules } = findings;
   const allowed = [...rules.packageQueryArguments].join(', ');
-  const args = call.childForFieldName('arguments')?.namedChildren.filter((c) => c?.type === NodeKind.argument) ?? [];
-  let packageArg: Node | undefined;
-  for (const arg of args) {
-    if (!arg) continue;
-    const nameNode = arg.childForFieldName('name');
-    const name = nameNode ? literalName(nameNode) ?? nameNode.text : undefined;
-    if ((name === undefined || name === PACKAGE_ARGUMENT) && packageArg === undefined) {
-      packageArg = arg;
-    } else if (name === undefined || name === PACKAGE_ARGUMENT) {
-      findings.error('PACKAGE_LOADER_ARGUMENT', `${query}() takes its packages as one argument; pass the others by name (allowed: ${allowed}).`, query, arg.startPosition);
-    } else if (!rules.packageQueryArguments.has(name)) {
-      findings.error('PACKAGE_LOADER_ARGUMENT', `The argument '${name}' of ${query}() is not allowed; remove it. Allowed: ${allowed}.`, name, arg.startPosition);
-    }
+  const { packageArg, extraPackageArgs, refused } = packageArguments(call, PACKAGE_ARGUMENT, rules.packageQueryArguments);
+  for (const arg of extraPackageArgs) {
+    findings.error('PACKAGE_LOADER_ARGUMENT', `${query}() takes its packages as one argument; pass the others by name (allowed: ${allowed}).`, query, arg.startPosition);
+  }
+  for (const { name, arg } of refused) {
+    findings.error('PACKAGE_LOADER_ARGUMENT', `The argument '${name}' of ${query}() is not allowed; remove it. Allowed: ${allowed}.`, name, arg.startPosition);
   }
   const value = packageArg?.childForFieldName('value');
   const packages = literalPackageNames(value);
