@@ -81,6 +81,19 @@ details_of <- function(text, packages = character(), runner = get("runner", envi
   details
 }
 
+# What the runtime tests start from, as the runner builds it for a script (without main()): the
+# runner's parts, the policy for `packages`, the mask and the script's environment under it, bound
+# in the test file's environment with in_script(), which evaluates one expression as the script would.
+use_script_sandbox <- function(packages = test_packages, envir = parent.frame()) {
+  runner <- load_runner()
+  policy <- runner$compile_policy(rules, packages)
+  mask <- runner$make_mask(policy)
+  script_env <- new.env(parent = mask)
+  in_script <- function(text) eval(str2lang(text), script_env)
+  list2env(list(runner = runner, policy = policy, mask = mask, script_env = script_env, in_script = in_script), envir)
+  invisible(NULL)
+}
+
 # A script's text as the file the runner reads.
 script_file <- function(text) {
   path <- tempfile(fileext = ".R")

@@ -1,11 +1,7 @@
 # safe-calls.R: the script's Sys.getenv(), setwd() and sink() (relaxations.environmentReads,
 # workingDirectory, consoleDiversion) stay inside what the rules promise whatever they are given:
 # computed names, escapes by '..' and symlinks, connections, and diversions left open.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 
 # Both outside tempdir(), which is a place the script may go too.
 workdir <- normalizePath(tempfile("jube-contained-", tmpdir = dirname(tempdir())), mustWork = FALSE)

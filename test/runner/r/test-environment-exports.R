@@ -1,12 +1,7 @@
 # environment-exports.R: the rules' environment-valued exports, answered by the mask as their
 # package intends (ggproto objects as they are, R6 generators by a stand-in) without handing the
 # script an environment whose parent chain reaches a package frame.
-runner <- load_runner()
-packages <- c(test_packages, "readr", "ggplot2", "forecast")
-policy <- runner$compile_policy(rules, packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox(c(test_packages, "readr", "ggplot2", "forecast"))
 suppressMessages({
   library(readr)
   library(ggplot2)

@@ -1,10 +1,6 @@
 # export-copies.R: the checked copies of withr's named exports refuse at run time what only a value
 # shows, whatever the re-validation saw (here nothing checks the script first).
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 
 case("withr's checked copies refuse forbidden values the static walk could not see", {
   in_script("o <- list(editor = 'emacs')")

@@ -1,9 +1,5 @@
 # guards-attr.R: the mask's attribute setters refuse an environment that is not the script's.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 assign("outside_env", asNamespace("stats"), envir = script_env)
 in_script("f <- y ~ x")
 

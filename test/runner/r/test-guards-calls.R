@@ -1,10 +1,6 @@
 # guards-calls.R: what the script hands an evaluator, and the registry behind the mask, `::` and
 # match.fun().
-runner <- load_runner()
-policy <- runner$compile_policy(rules, c(test_packages, "purrr"))
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox(c(test_packages, "purrr"))
 outside <- function(formula) {
   environment(formula) <- asNamespace("stats")
   formula

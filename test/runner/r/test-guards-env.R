@@ -1,10 +1,6 @@
 # guards-env.R: which environments are the script's, and the environment-valued bindings the
 # mask shadows at start and when a package is attached.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, c(test_packages, "readr", "ggplot2", "scales"))
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox(c(test_packages, "readr", "ggplot2", "scales"))
 
 case("the mask, the script's environment and what descends from them are contained", {
   expect_true(runner$is_contained(mask))

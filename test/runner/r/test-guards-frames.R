@@ -1,9 +1,5 @@
 # guards-frames.R: a package frame captured through a function value is never handed out.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, c(test_packages, "ggplot2", "purrr", "stringr"))
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox(c(test_packages, "ggplot2", "purrr", "stringr"))
 contained <- function(env) expect_true(is.environment(env) && runner$is_contained(env))
 environment_of <- function(x) attr(x, ".Environment", exact = TRUE)
 suppressMessages(for (pkg in c("dplyr", "ggplot2", "purrr", "stringr")) library(pkg, character.only = TRUE))

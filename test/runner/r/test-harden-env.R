@@ -1,10 +1,6 @@
 # harden-env.R: the real slot(), new() and getElement(), and the code checks of model.frame.default,
 # numericDeriv and rlang's as_function, after harden_runtime() (this process keeps them).
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 runner$harden_runtime(policy)
 
 case("new() of an environment class the script defined is refused, whoever calls it", {

@@ -1,11 +1,7 @@
 # harden-packages.R: base's within() and withAutoprint(), data.table's grouped mean() and dplyr's
 # *_at() lambdas run their own code from the script's frame, after harden_runtime() (this process
 # keeps it); the script naming the stubbed functions itself still meets the stubs.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 runner$harden_runtime(policy)
 
 case("inline_values() puts pkg::name and the listed heads in as values", {

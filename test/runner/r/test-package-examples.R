@@ -1,10 +1,6 @@
 # package-examples.R at run time: the script's example() and as.environment() refuse what only a
 # value shows, whatever the re-validation saw (here nothing checks the script first).
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 quietly <- function(expr) {
   utils::capture.output(value <- expr)
   value

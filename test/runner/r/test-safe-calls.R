@@ -1,10 +1,6 @@
 # safe-calls.R: the script's do.call(), match.fun(), local() and options(), and the hardened
 # reformulate(), refuse at run time what the relaxed rules refuse statically.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
-in_script <- function(text) eval(str2lang(text), script_env)
+use_script_sandbox()
 
 case("the mask binds the relaxed functions in place of their stubs", {
   expect_identical(in_script("do.call(rbind, list(1:2, 3:4))"), rbind(1:2, 3:4))

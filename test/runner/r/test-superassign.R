@@ -1,9 +1,6 @@
 # superassign.R: where `<<-` may write, decided on the parse data (the shared cases in
 # test-relaxations.R cover the verdicts), and the script's `<<-`, which checks the real environment.
-runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
-mask <- runner$make_mask(policy)
-script_env <- new.env(parent = mask)
+use_script_sandbox()
 in_script <- function(text) eval(parse(text = text, keep.source = FALSE), script_env)
 
 stays <- function(text) {
