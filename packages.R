@@ -28,5 +28,6 @@ jube_r_packages <- c(
   "ranger",
   "e1071",
   "ragg",
-  "svglite"
+  "svglite",
+  "xml2"
 )

@@ -99,6 +99,12 @@ describe('execute handler: plots', () => {
     expect(svg).toContain('>Hello SVG</text>');
   });
 
+  it('svglite::xmlSVG draws into an xml2 document the script can query', async () => {
+    const script = 'library(svglite)\nlibrary(xml2)\ndoc <- xmlSVG(plot(1:3, main = "T"))\ncat("T" %in% xml_text(xml_find_all(doc, "//*[local-name()=\'text\']")))';
+    const response = await h.run(script);
+    expect(response).toMatchObject({ status: 'ok', consoleOutput: 'TRUE' });
+  });
+
   it('plots drawn before an error come back with it', async () => {
     const response = await h.run('plot(1:3)\nstop("after drawing")', { plots: small });
     expect(response).toMatchObject({ status: 'error', error: 'Error: after drawing\nAt line 2: stop("after drawing")' });

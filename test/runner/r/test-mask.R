@@ -21,6 +21,14 @@ case(":: refuses a package that is not allowed", {
   expect_error(in_script("callr::r"), "package 'callr' is not available")
 })
 case(":: refuses a forbidden name", expect_error(in_script("base::system"), "'system' is not available"))
+case(":: refuses xml2's network and deserializing exports, and answers its parsers", {
+  xml2_mask <- runner$make_mask(runner$compile_policy(rules, c(test_packages, "xml2")))
+  in_xml2 <- function(text) eval(str2lang(text), new.env(parent = xml2_mask))
+  for (name in c("download_xml", "download_html", "xml_unserialize")) {
+    expect_error(in_xml2(sprintf("xml2::%s", name)), sprintf("'%s' is not available in jube-r", name))
+  }
+  expect_identical(in_xml2("xml2::xml_text(xml2::read_xml('<a>1</a>'))"), "1")
+})
 case(":: refuses an exported environment", expect_error(in_script("base::.AutoloadEnv"), "is an environment"))
 case(":: answers the runner's safe replacement", {
   expect_identical(in_script("base::attr"), runner$safe_attr)
