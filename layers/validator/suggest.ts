@@ -5,14 +5,19 @@ export function closest(name: string, candidates: readonly string[], maxDistance
 
 /**
  * The `count` candidates nearest to `name` by edit distance, case-insensitive, within `maxDistance`
- * (a candidate equal but for case is at distance 0): nearest first, ties in code-unit order.
+ * (a candidate equal but for case is at distance 0) and at most one edit farther than the nearest
+ * (so `dplr` suggests `dplyr`, not also `xml2` three edits away): nearest first, ties in
+ * code-unit order.
  */
 export function nearest(name: string, candidates: readonly string[], count: number, maxDistance = 3): string[] {
   const target = name.toLowerCase();
-  return candidates
+  const near = candidates
     .map((candidate) => ({ candidate, d: distance(target, candidate.toLowerCase(), maxDistance + 1) }))
     .filter(({ d }) => d <= maxDistance)
-    .sort((a, b) => a.d - b.d || (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0))
+    .sort((a, b) => a.d - b.d || (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0));
+  const best = near[0]?.d ?? 0;
+  return near
+    .filter(({ d }) => d <= best + 1)
     .slice(0, count)
     .map(({ candidate }) => candidate);
 }

@@ -116,3 +116,18 @@ call_arguments <- function(pd, call_id) {
   }
   out
 }
+
+# The number an argument's expression is written as (`1`, `-1`, `2L`), or NULL (literalNumber in options.ts).
+literal_number <- function(pd, arg) {
+  sign <- 1
+  id <- arg$id
+  kids <- children_of(pd, id)
+  if (nrow(kids) == 2L && kids$token[[1L]] == "'-'" && kids$token[[2L]] == "expr") {
+    sign <- -1
+    kids <- children_of(pd, kids$id[[2L]])
+  }
+  if (nrow(kids) != 1L || kids$token[[1L]] != "NUM_CONST") return(NULL)
+  text <- sub("L$", "", kids$text[[1L]])
+  if (!grepl("^[0-9]+([.][0-9]*)?$", text)) return(NULL)
+  sign * as.numeric(text)
+}

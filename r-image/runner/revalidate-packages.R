@@ -2,10 +2,11 @@
 # may only name packages the policy allows, literally, with harmless arguments. A refusal names
 # the nearest loadable packages, as the TypeScript validator's does (layers/validator/checks/packages.ts).
 
-# Up to `count` allowed packages within `max_distance` edits of `pkg` (case-insensitive), nearest first.
+# Up to `count` allowed packages within `max_distance` edits of `pkg` (case-insensitive) and at most one edit
+# farther than the nearest, nearest first.
 nearest_packages <- function(pkg, candidates, count = 3L, max_distance = 3L) {
   distance <- drop(utils::adist(pkg, candidates, ignore.case = TRUE))
-  near <- distance <= max_distance
+  near <- distance <= min(max_distance, min(distance, Inf) + 1)
   utils::head(candidates[near][order(distance[near], candidates[near], method = "radix")], count)
 }
 

@@ -115,7 +115,10 @@ check_string_as_name <- function(parsed, i, policy, add) {
   if (after_ns_get && (value %in% policy$forbidden || is_metadata_name(value))) {
     add("FORBIDDEN_SYMBOL", sprintf("'%s' is not allowed in jube-r scripts", value), line, col, value)
   } else if (parsed$next_token[[i]] == "'('") {
-    add("FORBIDDEN_STRING_FUNCTION", "a string may not be called as a function", line, col, value)
+    pkg <- if (after_ns_get) paste(parsed$tokens$text[i - 2:1], collapse = "") else ""
+    by_name <- paste0(pkg, if (make.names(value) == value) value else sprintf("`%s`", value), "(...)")
+    add("FORBIDDEN_STRING_FUNCTION", paste("a string may not be called as a function; call it by name:", by_name),
+      line, col, value)
   } else if (value %in% policy$forbidden && string_passed_as_function(parsed, i, policy)) {
     add("FORBIDDEN_STRING_FUNCTION", sprintf("'%s' may not be passed as a function name", value), line, col, value)
   }
@@ -143,21 +146,6 @@ string_passed_as_function <- function(parsed, i, policy) {
 }
 
 # ---- call rules: check(name, site, policy, add) for a call of one of names(policy) --------------
-# The number an argument's expression is written as (`1`, `-1`, `2L`), or NULL (literalNumber in options.ts).
-literal_number <- function(pd, arg) {
-  sign <- 1
-  id <- arg$id
-  kids <- children_of(pd, id)
-  if (nrow(kids) == 2L && kids$token[[1L]] == "'-'" && kids$token[[2L]] == "expr") {
-    sign <- -1
-    kids <- children_of(pd, kids$id[[2L]])
-  }
-  if (nrow(kids) != 1L || kids$token[[1L]] != "NUM_CONST") return(NULL)
-  text <- sub("L$", "", kids$text[[1L]])
-  if (!grepl("^[0-9]+([.][0-9]*)?$", text)) return(NULL)
-  sign * as.numeric(text)
-}
-
 check_options_call <- function(name, site, policy, add) {
   for (arg in site$args) {
     if (!is.null(arg$name) && arg$name %in% names(policy$restricted_options)) {

@@ -3,9 +3,11 @@
 runner <- load_runner()
 policy <- runner$compile_policy(rules, test_packages)
 
-case("nearest_packages: within three edits, case-insensitive, nearest first, at most three", {
+case("nearest_packages: within three edits and one more than the nearest, case-insensitive, nearest first, at most three", {
   expect_identical(runner$nearest_packages("dplr", test_packages), "dplyr")
-  expect_identical(runner$nearest_packages("DPLYR", c("tidyr", "dplyr")), c("dplyr", "tidyr"))
+  expect_identical(runner$nearest_packages("DPLYR", c("tidyr", "dplyr")), "dplyr")
+  expect_identical(runner$nearest_packages("dplr", c("xml2", "dplyr")), "dplyr")
+  expect_identical(runner$nearest_packages("stringx", c("stringr", "stats", "stringi")), c("stringi", "stringr"))
   expect_identical(runner$nearest_packages("zzzzqqqq", test_packages), character())
   expect_identical(length(runner$nearest_packages("s", c("a", "b", "c", "d"))), 3L)
 })

@@ -43,10 +43,11 @@ rule_table("namespace_package",
 )
 
 rule_table("string_as_name",
-  allowed = c("paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')"),
+  allowed = c("paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')", "f <- stats::'median'"),
   refused = list(
     "'system'('id')" = "FORBIDDEN_STRING_FUNCTION:system",
     "'mean'(1)" = "FORBIDDEN_STRING_FUNCTION:mean",
+    "stats::'median'(1)" = "FORBIDDEN_STRING_FUNCTION:median",
     "lapply(1, 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
     "ave(x, 1, FUN = 'system')" = "FORBIDDEN_STRING_FUNCTION:system",
     "c(FUN = 'system')" = "FORBIDDEN_STRING_FUNCTION:system",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorsOf } from '../support.ts';
+import { errorsOf, validator } from '../support.ts';
 
 describe('check forbidden-string-function', () => {
   describe('Noncompliance', () => {
@@ -26,6 +26,28 @@ describe('check forbidden-string-function', () => {
       ['a string piped into match.fun with magrittr', '"system" %>% match.fun()'],
     ])('rejects %s', async (_, script) => {
       expect(await errorsOf(script)).toContain('FORBIDDEN_STRING_FUNCTION:system');
+    });
+  });
+
+  describe('any string called as a function, as the R re-validation refuses it', () => {
+    it.each([
+      ['an allowed name string-called', '"median"(1:3)', 'FORBIDDEN_STRING_FUNCTION:median'],
+      ['an allowed name string-called after ::', 'stats::"median"(1:3)', 'FORBIDDEN_STRING_FUNCTION:median'],
+      ['a non-syntactic name string-called', '`my fun` <- function() 1\n"my fun"()', 'FORBIDDEN_STRING_FUNCTION:my fun'],
+    ])('rejects %s', async (_, script, finding) => {
+      expect(await errorsOf(script)).toEqual([finding]);
+    });
+
+    it('advises the call by name, with its package', async () => {
+      const { errors } = (await validator())('dplyr::"filter"(mtcars, cyl == 4)');
+      expect(errors[0]?.message).toBe('A string may not be called as a function; call it by name: dplyr::filter(...).');
+    });
+
+    it.each([
+      ['a string after :: as a value', 'f <- stats::"median"'],
+      ['a forbidden name after :: is the namespace finding alone', 'base::"system"("id")'],
+    ])('%s is not this finding', async (_, script) => {
+      expect((await errorsOf(script)).filter((f) => f.startsWith('FORBIDDEN_STRING_FUNCTION'))).toEqual([]);
     });
   });
 

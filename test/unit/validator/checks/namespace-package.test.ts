@@ -29,7 +29,9 @@ describe('check namespace-package', () => {
     });
 
     it('suggests up to three, nearest first, ignoring case', async () => {
-      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr', 'nlme', 'purrr'\?/);
+      expect((await validate('plyr::ddply(x)')).errors[0]?.message).toMatch(/Did you mean 'dplyr'\?/);
+      expect((await validate('mas::lda(x)')).errors[0]?.message).toMatch(/Did you mean 'MASS', 'base', 'hms'\?/);
+      expect((await validate('stringx::str_c(x)')).errors[0]?.message).toMatch(/Did you mean 'stringi', 'stringr'\?/);
       expect((await validate('GGPLOT2::ggplot(x)')).errors[0]?.message).toMatch(/Did you mean 'ggplot2'\?/);
     });
 
