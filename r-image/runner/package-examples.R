@@ -50,7 +50,7 @@ example_problem <- function(name, site, policy) {
 
 # Call rule: a well-formed example() may name only a package the script may load.
 check_example_package <- function(name, site, policy, add) {
-  if (!is.null(example_problem(name, site, policy))) return(invisible())
+  if (!plain_call(site, policy$example_package) || !is.null(example_problem(name, site, policy))) return(invisible())
   pkg <- example_package_arg(site$args)
   if (is.null(pkg)) return(invisible())
   value <- string_value(pkg$text)

@@ -3,12 +3,25 @@
 
 base_ns <- baseenv()
 
-strip_quotes <- function(text) {
+# The text between a token's quotes, as written (the symbol inventory tree-sitter's is compared with).
+unquote <- function(text) {
   n <- nchar(text)
   quote_char <- substr(text, 1L, 1L)
   quoted <- n >= 2L & quote_char %in% c("`", "\"", "'") & substr(text, n, n) == quote_char
   text[quoted] <- substr(text[quoted], 2L, n[quoted] - 1L)
   text
+}
+
+# The name a symbol token stands for: backquotes stripped and their escapes decoded as R decodes them
+# (`\x73ystem` is system).
+strip_quotes <- function(text) {
+  escaped <- startsWith(text, "`") & grepl("\\", text, fixed = TRUE)
+  out <- unquote(text)
+  out[escaped] <- vapply(text[escaped], function(t) {
+    name <- tryCatch(str2lang(t), error = function(e) NULL)
+    if (is.name(name)) as.character(name) else unquote(t)
+  }, "", USE.NAMES = FALSE)
+  out
 }
 
 # A string literal's value, escapes included; falls back to the stripped text.
@@ -33,7 +46,7 @@ parse_script <- function(script_path, text = NULL) {
   if (is.null(pd)) {
     pd <- data.frame(id = integer(), parent = integer(), token = character(), text = character(), terminal = logical())
   }
-  pd <- index_parse_data(pd)
+  pd <- index_parse_data(source_text(pd))
   tokens <- pd[pd$terminal, , drop = FALSE]
   tokens <- tokens[order(tokens$line1, tokens$col1), , drop = FALSE]
   list(
@@ -43,6 +56,39 @@ parse_script <- function(script_path, text = NULL) {
     # Facts about the whole script, computed on first use (relaxations.R).
     memo = new.env(parent = emptyenv())
   )
+}
+
+# The parse data's text of a string or backquoted name is not always what the script says: R drops a
+# digit of a short octal escape ("\56libPaths" reads "\5libPaths") and shows a string over 1000
+# characters as "[1234 chars quoted with '\"']". Such tokens are read back from the source.
+source_text <- function(pd) {
+  suspect <- which(pd$terminal & (pd$token == "STR_CONST" | startsWith(pd$text, "`")) &
+    (grepl("\\", pd$text, fixed = TRUE) | startsWith(pd$text, "[")))
+  srcfile <- attr(pd, "srcfile")
+  for (r in suspect) {
+    lines <- getSrcLines(srcfile, pd$line1[[r]], pd$line2[[r]])
+    n <- length(lines)
+    lines[n] <- substr_with_tabs(lines[n], 1L, pd$col2[[r]])
+    lines[1L] <- substr_with_tabs(lines[1L], pd$col1[[r]], Inf)
+    pd$text[[r]] <- paste(lines, collapse = "\n")
+  }
+  pd
+}
+
+# substr() by parse-data columns, where a tab advances to the next multiple of 8 (utils' getParseText()).
+substr_with_tabs <- function(x, start, stop) {
+  if (!grepl("\t", x, fixed = TRUE)) return(substr(x, start, min(stop, nchar(x))))
+  chars <- strsplit(x, "", fixed = TRUE)[[1L]]
+  cols <- integer(length(chars))
+  col <- 0L
+  for (k in seq_along(chars)) {
+    col <- if (chars[[k]] == "\t") (col %/% 8L + 1L) * 8L else col + 1L
+    cols[[k]] <- col
+  }
+  from <- which(cols >= start)
+  to <- which(cols <= stop)
+  if (length(from) == 0L || length(to) == 0L) return("")
+  substr(x, from[[1L]], to[[length(to)]])
 }
 
 # Row lookups by id and by parent, both indexed by position (a list looks names up one by one),

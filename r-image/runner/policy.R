@@ -15,8 +15,12 @@ compile_policy <- function(rules, allowed_packages) {
   deep_stubbed <- lapply(rules$forbiddenSymbols[deep_stub_categories], function(category) strings(category$symbols))
   relax <- rules$relaxations
   hof <- rules$higherOrderFunctions
+  forbidden <- unique(unlist(lapply(rules$forbiddenSymbols, function(category) strings(category$symbols))))
+  s3 <- s3_name_parts(forbidden)
   list(
-    forbidden = unique(unlist(lapply(rules$forbiddenSymbols, function(category) strings(category$symbols)))),
+    forbidden = forbidden,
+    s3_prefixes = s3$prefixes,
+    s3_suffixes = s3$suffixes,
     blocked_operators = vapply(rules$blockedOperators, function(b) b$operator, character(1)),
     loaders = strings(rules$packageLoaders),
     loader_args = c("package", strings(rules$packageLoaderArguments$allowedNamedArguments)),

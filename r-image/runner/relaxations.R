@@ -4,13 +4,14 @@
 # every script. do.call(), match.fun() and local() are judged in literal-calls.R, options(op) in
 # saved-options.R; the runtime versions of the relaxed functions are in safe-calls.R.
 
-# The called name of the expression `id` if it is a call (f(...), `f`(...), pkg::f(...)), else "".
+# The called name of the expression `id` if it is a call (f(...), `f`(...), "f"(...), pkg::f(...)), else "".
 callee_of <- function(pd, id) {
   kids <- children_of(pd, id)
   if (nrow(kids) < 2L || kids$token[[1L]] != "expr" || kids$token[[2L]] != "'('") return("")
   head <- children_of(pd, kids$id[[1L]])
-  fn <- head$text[head$token == "SYMBOL_FUNCTION_CALL"]
-  if (length(fn) == 1L) strip_quotes(fn) else ""
+  at <- which(head$token %in% c("SYMBOL_FUNCTION_CALL", "STR_CONST"))
+  if (length(at) != 1L) return("")
+  if (head$token[[at]] == "STR_CONST") string_value(head$text[[at]]) else strip_quotes(head$text[[at]])
 }
 
 # Whether the expression `id` is the target of the assignment that contains it.

@@ -87,7 +87,8 @@ check_loader_call <- function(name, site, policy, add) {
     }
   }
   if (length(positional) != 1L || !(positional[[1L]]$token %in% c("SYMBOL", "STR_CONST"))) {
-    add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name exactly one package literally", name), site$line, site$col)
+    add("PACKAGE_LOADER_ARGUMENT", sprintf("%s() must name exactly one package literally", name),
+      site$line, site$col, name)
     return(invisible())
   }
   pkg <- strip_quotes(positional[[1L]]$text)
@@ -121,7 +122,7 @@ unnamed_strings <- function(args) {
 qualified_callee <- function(site, name) {
   pd <- site$parsed$pd
   fn <- children_of(pd, children_of(pd, site$call)$id[[1L]])
-  if (nrow(fn) != 3L || fn$token[[2L]] != "NS_GET") return("")
+  if (nrow(fn) != 3L || !(fn$token[[2L]] %in% c("NS_GET", "NS_GET_INT"))) return("")
   paste0(strip_quotes(fn$text[[1L]]), "::", name)
 }
 

@@ -35,8 +35,10 @@ check_script <- function(script_path, policy, tree_sitter_symbols, only = NULL, 
     for (rule in token_rules_here) if (tok %in% rule$tokens) rule$check(parsed, i, policy, add)
   }
   call_rules_here <- selected(call_rules)
-  for (i in which(parsed$tokens$token == "SYMBOL_FUNCTION_CALL")) {
-    name <- strip_quotes(parsed$tokens$text[[i]])
+  # A string called (`"options"(editor = "vi")`) is refused as such, and its call checked as well.
+  string_called <- parsed$tokens$token == "STR_CONST" & parsed$next_token == "'('"
+  for (i in which(parsed$tokens$token == "SYMBOL_FUNCTION_CALL" | string_called)) {
+    name <- token_value(parsed, i)
     for (rule in call_rules_here) {
       if (name %in% rule$names(policy)) {
         rule$check(name, call_site(parsed, i), policy, add)
@@ -62,7 +64,7 @@ report_parse_error <- function(error, tree_sitter_symbols, add) {
 symbol_token_types <- c("SYMBOL", "SYMBOL_FUNCTION_CALL", "SYMBOL_SUB", "SYMBOL_FORMALS", "SYMBOL_PACKAGE", "SLOT")
 check_parser_agreement <- function(parsed, tree_sitter_symbols, add) {
   tokens <- parsed$tokens
-  r_symbols <- strip_quotes(tokens$text[tokens$token %in% symbol_token_types])
+  r_symbols <- unquote(tokens$text[tokens$token %in% symbol_token_types])
   r_symbols <- r_symbols[!(r_symbols == "..." | grepl("^\\.\\.[0-9]+$", r_symbols))]
   if (is.null(tree_sitter_symbols)) {
     add("PARSER_DISAGREEMENT", "R parsed the script but tree-sitter reported a syntax error", 1L, 1L)
@@ -167,14 +169,18 @@ check_options_call <- function(name, site, policy, add) {
 }
 
 # ---- the registries: rule id -> what it looks at and its check ----------------------------------
-# The token sets are disjoint, so each token meets at most one rule and errors stay in document order.
+# Each token meets the rules listing its type, in this order (revalidate-values.R holds the last four).
 token_rules <- list(
   forbidden_symbol = list(tokens = c("SYMBOL", "SYMBOL_FUNCTION_CALL"), check = check_forbidden_symbol),
   blocked_operator = list(
     tokens = c("LEFT_ASSIGN", "RIGHT_ASSIGN", "NS_GET_INT", "NS_GET"), check = check_blocked_operator
   ),
   namespace_package = list(tokens = "SYMBOL_PACKAGE", check = check_namespace_package),
-  string_as_name = list(tokens = "STR_CONST", check = check_string_as_name)
+  string_as_name = list(tokens = "STR_CONST", check = check_string_as_name),
+  function_value = list(tokens = c("SYMBOL", "STR_CONST"), check = check_function_value),
+  replacement_call = list(tokens = "SYMBOL_FUNCTION_CALL", check = check_replacement_call),
+  formula_string = list(tokens = "STR_CONST", check = check_formula_string),
+  class_value = list(tokens = "STR_CONST", check = check_class_value)
 )
 
 # The first rule naming a called function checks that call.
@@ -182,5 +188,6 @@ call_rules <- list(
   package_loader = list(names = function(policy) policy$loaders, check = check_loader_call),
   package_query = list(names = function(policy) sub("^.*::", "", policy$package_queries), check = check_package_query),
   options = list(names = function(policy) policy$option_functions, check = check_options_call),
-  example_package = list(names = function(policy) policy$example_functions, check = check_example_package)
+  example_package = list(names = function(policy) policy$example_functions, check = check_example_package),
+  s3_dispatch = list(names = function(policy) c("UseMethod", "NextMethod"), check = check_dispatch_call)
 )

@@ -94,10 +94,12 @@ function relaxedCallProblem(visit: Visit, name: string, findings: Findings): str
     rules.workingDirectoryFunctions.has(name) ||
     rules.consoleDiversion.functions.has(name);
   // `base::local(...)` is `local(...)` and `utils::example(...)` is `example(...)`: where the plain name resolves to anyway.
+  // Not `base:::local(...)` nor `base::"local"(...)`, which the R re-validation refuses as written.
   const home = rules.localFunctions.has(name) ? 'base' : rules.exampleFunctions.has(name) ? rules.examplePackage : undefined;
+  const ns = visit.ancestor(1);
   const viaBase =
-    home !== undefined && visit.ancestor(1)?.type === NodeKind.namespaceOperator && visit.ancestor(1)?.calleePackage === home &&
-    visit.field === 'rhs' && visit.ancestor(2)?.type === NodeKind.call && visit.ancestor(1)?.field === 'function';
+    home !== undefined && visit.type === NodeKind.identifier && ns?.type === NodeKind.namespaceOperator && ns.op === '::' &&
+    ns.calleePackage === home && visit.field === 'rhs' && visit.ancestor(2)?.type === NodeKind.call && ns.field === 'function';
   if (visit.ancestor(1)?.type !== NodeKind.call && !viaBase) return relaxable ? `write ${name}() without a pkg:: prefix` : '';
   const call = viaBase ? visit.node().parent!.parent! : visit.node().parent!;
   if (rules.literalNameFunctions.has(name)) return literalCallProblem(name, call, rules, findings.facts) ?? null;

@@ -5,6 +5,17 @@ case("strip_quotes removes matching quotes and backquotes only", {
   texts <- c("`a b`", "'x'", "\"y\"", "z", "'q\"", "`")
   expect_identical(runner$strip_quotes(texts), c("a b", "x", "y", "z", "'q\"", "`"))
 })
+case("strip_quotes decodes a backquoted name's escapes as R does; unquote keeps them as written", {
+  expect_identical(runner$strip_quotes(c("`\\x73ystem`", "`sys\\164em`", "`a\\`b`")), c("system", "system", "a`b"))
+  expect_identical(runner$unquote("`\\x73ystem`"), "\\x73ystem")
+})
+case("parse_script reads strings and backquoted names R's parse data misreports back from the source", {
+  long <- sprintf("\"%s\"", strrep("a", 1200))
+  text <- paste0("x <- 1\n\tf(\"\\56libPaths\", `\\56Call`, ", long, ", '\\7')")
+  tokens <- runner$parse_script(script_file(text))$tokens
+  strings <- tokens$text[tokens$token %in% c("STR_CONST", "SYMBOL")]
+  expect_identical(strings, c("x", "\"\\56libPaths\"", "`\\56Call`", long, "'\\7'"))
+})
 case("string_value decodes escapes and raw strings", {
   expect_identical(runner$string_value("\"sys\\x74em\""), "system")
   expect_identical(runner$string_value("r\"(a\\b)\""), "a\\b")

@@ -46,8 +46,10 @@ case("only the column functions receiving the name withdraw its use: the call, a
   expect_identical(runner$column_use_withdrawn(parsed, "argument", policy, "separate"), NULL)
   expect_identical(runner$column_use_withdrawn(parsed, "argument", policy, "rank"), "the script defines `rank`")
 })
-case("callee_of names plain, backquoted and pkg:: calls, and nothing else", {
-  parsed <- parsed_of("f(1); `g`(2); dplyr::h(3); (k)(4)")
+case("callee_of names plain, backquoted, string and pkg:: calls, and nothing else", {
+  parsed <- parsed_of("f(1); `g`(2); dplyr::h(3); (k)(4); 's\\x74ructure'(5); base::\"m\"(6)")
   calls <- parsed$pd$id[parsed$pd$token == "expr" & parsed$pd$parent == 0L]
-  expect_identical(vapply(calls, function(id) runner$callee_of(parsed$pd, id), ""), c("f", "g", "h", ""))
+  expect_identical(
+    vapply(calls, function(id) runner$callee_of(parsed$pd, id), ""), c("f", "g", "h", "", "structure", "m")
+  )
 })

@@ -24,7 +24,9 @@ rule_table("forbidden_symbol",
     "`system`('id')" = "FORBIDDEN_SYMBOL:system",
     "base::system('id')" = "FORBIDDEN_SYMBOL:system",
     "lapply(1, get)" = "FORBIDDEN_SYMBOL:get",
-    "x <- .__T__show" = "FORBIDDEN_SYMBOL:.__T__show"
+    "x <- .__T__show" = "FORBIDDEN_SYMBOL:.__T__show",
+    "`\\x73ystem`('id')" = "FORBIDDEN_SYMBOL:system",
+    "`\\56libPaths`()" = "FORBIDDEN_SYMBOL:.libPaths"
   )
 )
 
@@ -54,7 +56,9 @@ rule_table("string_as_name",
     "base::'system'" = "FORBIDDEN_SYMBOL:system",
     "x <- \"sys\\x74em\"('id')" = "FORBIDDEN_STRING_FUNCTION:system",
     "'system' |> sapply(X = 1)" = "FORBIDDEN_STRING_FUNCTION:system",
-    "do.call('system', list('id'))" = "FORBIDDEN_STRING_FUNCTION:system"
+    "do.call('system', list('id'))" = "FORBIDDEN_STRING_FUNCTION:system",
+    "Filter('\\56libPaths', 1)" = "FORBIDDEN_STRING_FUNCTION:.libPaths",
+    "Filter('\\56Call', 1)" = "FORBIDDEN_STRING_FUNCTION:.Call"
   )
 )
 
@@ -65,8 +69,10 @@ rule_table("package_loader",
     "require('callr')" = "PACKAGE_NOT_ALLOWED:callr",
     "library(dplyr, lib.loc = '/tmp')" = "PACKAGE_LOADER_ARGUMENT:lib.loc",
     "library(pkg, character.only = TRUE)" = c("PACKAGE_LOADER_ARGUMENT:character.only", "PACKAGE_NOT_ALLOWED:pkg"),
-    "library(paste0('dp', 'lyr'))" = "PACKAGE_LOADER_ARGUMENT",
-    "library()" = "PACKAGE_LOADER_ARGUMENT"
+    "library(paste0('dp', 'lyr'))" = "PACKAGE_LOADER_ARGUMENT:library",
+    "library()" = "PACKAGE_LOADER_ARGUMENT:library",
+    "'dplyr' |> library()" = "PACKAGE_LOADER_ARGUMENT:library",
+    "'library'(evilpkg)" = "PACKAGE_NOT_ALLOWED:evilpkg"
   )
 )
 
@@ -81,7 +87,21 @@ rule_table("package_query",
     "rlang::is_installed(p)" = "PACKAGE_LOADER_ARGUMENT:rlang::is_installed",
     "rlang::is_installed(c(p))" = "PACKAGE_LOADER_ARGUMENT:rlang::is_installed",
     "rlang::is_installed('dplyr', 'tidyr')" = "PACKAGE_LOADER_ARGUMENT:rlang::is_installed",
-    "rlang::check_installed('dplyr', action = f)" = "PACKAGE_LOADER_ARGUMENT:action"
+    "rlang::check_installed('dplyr', action = f)" = "PACKAGE_LOADER_ARGUMENT:action",
+    "rlang:::is_installed('brms')" = "PACKAGE_NOT_ALLOWED:brms"
+  )
+)
+
+# The package of an example() call the relaxation reads (plain or utils::, not a string nor `:::`).
+rule_table("example_package",
+  allowed = c(
+    "example('lm', package = 'stats')", "utils:::example('lm', package = 'evilpkg')",
+    "'example'('lm', package = 'evilpkg')", "utils::'example'('lm', package = 'evilpkg')",
+    "stats::example('lm', package = 'evilpkg')"
+  ),
+  refused = list(
+    "example('lm', package = 'evilpkg')" = "PACKAGE_NOT_ALLOWED:evilpkg",
+    "utils::example('lm', package = 'evilpkg')" = "PACKAGE_NOT_ALLOWED:evilpkg"
   )
 )
 
@@ -96,7 +116,9 @@ rule_table("options",
     "options(warn = w)" = "OPTION_NOT_ALLOWED:warn",
     "options(warn = '1')" = "OPTION_NOT_ALLOWED:warn",
     "options(editor = 'vi', digits = 3)" = "OPTION_NOT_ALLOWED:editor",
-    "options(list(error = quote(q())))" = "OPTION_NOT_ALLOWED:options"
+    "options(list(error = quote(q())))" = "OPTION_NOT_ALLOWED:options",
+    "'options'(editor = 'vi')" = "OPTION_NOT_ALLOWED:editor",
+    "base::'options'(editor = 'vi')" = "OPTION_NOT_ALLOWED:editor"
   )
 )
 
@@ -118,10 +140,10 @@ case("a syntax error points at R's line and column", {
   expect_identical(c(err$line, err$column), c(2L, 6L))
 })
 
-case("every registered rule has a table here", {
+case("every registered rule has a table here or in test-revalidate-values.R", {
   tested <- c(
     "forbidden_symbol", "blocked_operator", "namespace_package", "string_as_name", "package_loader", "package_query",
-    "options", "example_package"
+    "options", "example_package", "function_value", "replacement_call", "formula_string", "class_value", "s3_dispatch"
   )
   expect_identical(sort(c(names(runner$token_rules), names(runner$call_rules))), sort(tested))
 })

@@ -50,6 +50,17 @@ describe('check forbidden-symbol', () => {
       ]);
     });
 
+    // base::local() and utils::example() are their plain calls; written as a string or through `:::` they are
+    // not, as the R re-validation reads them (test/runner/validator-differential.test.ts).
+    it.each([
+      ['base::"local"({ 1 })', ['FORBIDDEN_SYMBOL:local']],
+      ['base:::local({ 1 })', ['BLOCKED_OPERATOR::::', 'FORBIDDEN_SYMBOL:local']],
+      ['utils::"example"("lm", package = "stats")', ['FORBIDDEN_SYMBOL:example']],
+      ['utils:::example("lm", package = "stats")', ['BLOCKED_OPERATOR::::', 'FORBIDDEN_SYMBOL:example']],
+    ])('gives no relaxation to %j', async (script, errors) => {
+      expect((await errorsOf(script)).sort()).toEqual(errors);
+    });
+
     it('bounds the number of errors reported', async () => {
       const result = await validate('system("id")\n'.repeat(500));
       expect(result.errors).toHaveLength(100);
@@ -76,6 +87,8 @@ describe('check forbidden-symbol', () => {
       ['a column in a formula', 'lm(y ~ demo + url, data = d)'],
       ['do.call naming a function', 'do.call(rbind, pieces)'],
       ['local with one block', 'x <- local({ a <- 1; a + 1 })'],
+      ['base::local with one block', 'x <- base::local({ a <- 1; a + 1 })'],
+      ['utils::example of a package', 'utils::example("lm", package = "stats")'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });
