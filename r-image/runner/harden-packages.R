@@ -19,6 +19,7 @@
 #   in the script's environment, under the mask, so fitted(ar(BoxCox(lynx, lambda))) failed, and
 #   the text (the script can set `fit$series`) ran with the real functions in reach. The call is
 #   now evaluated in the innermost of the script's frames on the stack, checked first.
+# - nlme's lmList() and nlsList() rebuild the script's model formula in their own frame (below).
 
 # Captured before harden_runtime() stubs source() in base and unzip() in utils.
 real_source <- base::source
@@ -131,8 +132,54 @@ harden_forecast <- function(ns) {
   }
 }
 
+# nlme's lmList() and nlsList() drop a formula's grouping (`y ~ f(x, a) | g` to `y ~ f(x, a)`) by
+# evaluating `~` in their own frame, so lm() and nls() look the model's functions up from nlme's
+# namespace and globalenv(), where plain R keeps the script's and jube-r does not. The rebuilt formula
+# keeps the script's environment when the original had it; so does the model function nlsList() reads.
+nlme_formula_rebuilders <- c(lmList.formula = "object", nlsList.formula = "model")
+
+keep_script_env <- function(rebuilt, original) {
+  env <- attr(original, ".Environment", exact = TRUE)
+  if (is.environment(env) && is_contained(env)) attr(rebuilt, ".Environment") <- env
+  rebuilt
+}
+
+eval_in_formula_env <- function(expr, formula) {
+  env <- attr(formula, ".Environment", exact = TRUE)
+  if (!is.environment(env) || !is_contained(env)) return(eval(expr, parent.frame()))
+  refuse_forbidden_code(expr, "a model function nlme looks up for the script", NULL, env)
+  eval(expr, env)
+}
+
+# `var <- eval(substitute(...))` becomes keep_script_env(eval(substitute(...)), var), and eval(var[[3]][[1]])
+# eval_in_formula_env(var[[3]][[1]], var).
+keep_formula_env <- function(code, var) {
+  if (!is.call(code)) return(code)
+  is_eval_of <- function(x, head) is.call(x) && identical(x[[1L]], as.name("eval")) && length(x) == 2L && head(x[[2L]])
+  if (identical(code[[1L]], as.name("<-")) && identical(code[[2L]], as.name(var)) &&
+        is_eval_of(code[[3L]], function(e) is.call(e) && identical(e[[1L]], as.name("substitute")))) {
+    code[[3L]] <- as.call(list(keep_script_env, code[[3L]], as.name(var)))
+    return(code)
+  }
+  if (is_eval_of(code, function(e) identical(e, bquote(.(as.name(var))[[3]][[1]])))) {
+    return(as.call(list(eval_in_formula_env, code[[2L]], as.name(var))))
+  }
+  for (i in seq_along(code)) if (is.call(code[[i]])) code[[i]] <- keep_formula_env(code[[i]], var)
+  code
+}
+
+harden_nlme <- function(ns) {
+  for (name in names(nlme_formula_rebuilders)) {
+    method <- get(name, envir = ns)
+    body(method) <- keep_formula_env(body(method), nlme_formula_rebuilders[[name]])
+    rebind_package_function("nlme", name, method)
+  }
+}
+
 # Each package's code is patched as its namespace loads (before packages importing it copy it).
-package_code_patches <- list(data.table = harden_data_table, dplyr = harden_dplyr, forecast = harden_forecast)
+package_code_patches <- list(
+  data.table = harden_data_table, dplyr = harden_dplyr, forecast = harden_forecast, nlme = harden_nlme
+)
 
 harden_package_code <- function() {
   harden_base_code()

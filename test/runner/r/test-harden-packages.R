@@ -68,3 +68,24 @@ case("...the S3 methods forecast registers in stats' table are the patched ones"
     expect_true(!("eval.parent" %in% all.names(body(get(name, envir = asNamespace("forecast"))))))
   }
 })
+case("nlme's nlsList() and lmList() find the script's model functions (MASS's OME example)", {
+  suppressMessages(library(nlme))
+  in_script("fp <- deriv(~ 0.5 + 0.5 / (1 + exp(-(x - L75) / 2)), 'L75', function(x, L75) NULL)")
+  in_script("d <- data.frame(g = rep(1:2, each = 8), x = rep(seq(20, 55, 5), 2))")
+  in_script("d$y <- 0.5 + 0.5 / (1 + exp(-(d$x - 38 - d$g) / 2)) + rep(c(0.01, -0.01), 8)")
+  fits <- in_script("nlsList(y ~ fp(x, L75) | g, data = d, start = list(L75 = 40))")
+  expect_identical(round(unname(vapply(fits, function(f) coef(f)[["L75"]], 0))), c(39, 40))
+  in_script("sq <- function(v) v^2")
+  expect_identical(length(in_script("lmList(y ~ sq(x) | g, data = d)")), 2L)
+})
+case("...a formula of nlme's own (not the script's) keeps plain nlme's environment", {
+  own <- stats::as.formula("y ~ x")
+  environment(own) <- asNamespace("stats")
+  rebuilt <- runner$keep_script_env(y ~ x, own)
+  expect_identical(environment(rebuilt), environment())
+  expect_identical(runner$eval_in_formula_env(quote(median), own), stats::median)
+})
+case("...and the model function's name is looked up where the script's would be: a forbidden one finds the stub", {
+  found <- runner$eval_in_formula_env(quote(system), eval(str2lang("y ~ system(x)"), script_env))
+  expect_error(found("id"), "'system' is not available")
+})
