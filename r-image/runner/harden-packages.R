@@ -140,7 +140,7 @@ nlme_formula_rebuilders <- c(lmList.formula = "object", nlsList.formula = "model
 
 keep_script_env <- function(rebuilt, original) {
   env <- attr(original, ".Environment", exact = TRUE)
-  if (is.environment(env) && is_contained(env)) attr(rebuilt, ".Environment") <- env
+  if (is.environment(env) && is_contained(env)) rebuilt <- structure(rebuilt, .Environment = env)
   rebuilt
 }
 
