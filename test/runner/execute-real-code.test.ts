@@ -80,6 +80,10 @@ describe('base R and packages run their own code', () => {
     expect(await runOk('d <- mtcars |> dplyr::mutate_at(dplyr::vars(mpg), ~ .x * 2)\ncat(d$mpg[1])\n')).toBe('42');
   }, 60_000);
 
+  it('data.table\'s within() method (transform.data.table\'s example)', async () => {
+    expect(await runOk('library(data.table)\nDT <- data.table(a = rep(1:3, each = 2), b = 1:6)\nDT2 <- within(DT, { c <- a * 2; rm(a) })\ncat(names(DT2), DT2$c[6])\n')).toBe('b c 6');
+  }, 60_000);
+
   it('nlme\'s nlsList() with a model function of the script\'s (MASS\'s OME example)', async () => {
     const script = [
       'library(MASS)\nlibrary(nlme)',
