@@ -79,7 +79,9 @@ rule_table("namespace_package",
 )
 
 rule_table("string_as_name",
-  allowed = c("paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')", "f <- stats::'median'"),
+  allowed = c(
+    "paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')", "f <- stats::'median'"
+  ),
   refused = list(
     "'system'('id')" = "FORBIDDEN_STRING_FUNCTION:system",
     "'mean'(1)" = "FORBIDDEN_STRING_FUNCTION:mean",
