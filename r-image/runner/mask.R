@@ -131,7 +131,7 @@ safe_replacements <- list(
 
 # What `pkg::name` answers with the script's own version of a function, or NULL: base::local() is
 # the script's local() and utils::example() its example(), as the validators treat them; withr's
-# checked exports are copies that check their arguments (export-arguments.R).
+# and rlang's checked exports are copies that check their arguments (export-arguments.R).
 script_version <- function(pkg, name, policy) {
   if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
   if (pkg == policy$example_package && name %in% policy$example_functions) return(safe_example(policy))
