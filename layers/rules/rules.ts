@@ -69,6 +69,19 @@ export const ScriptRulesSchema = z.strictObject({
         }),
       ),
     }),
+    /**
+     * Unexported functions a script may reach as `pkg:::name` (their packages' help pages call them so),
+     * each group with its reason: only of a package the script may load, only the listed names.
+     */
+    internalFunctions: z.strictObject({
+      why: z.string().min(1),
+      packages: z.array(
+        z.strictObject({
+          name: z.string().min(1),
+          groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
+        }),
+      ),
+    }),
   }),
   options: z.strictObject({
     functions: z.array(z.string().min(1)),
@@ -190,6 +203,16 @@ export function allowedPackages(rules: ScriptRules, declared: readonly string[])
 /** A package -> the exports a script may name as `pkg::name` although the package itself is blocked. */
 export function namedExports(rules: ScriptRules): ReadonlyMap<string, ReadonlySet<string>> {
   return new Map(rules.packages.namedExports.packages.map((p) => [p.name, new Set(p.groups.flatMap((g) => g.names))]));
+}
+
+/**
+ * A package the script may load -> the internal functions it may reach as `pkg:::name`
+ * (packages.internalFunctions); a package not in `allowed` has none.
+ */
+export function internalFunctions(rules: ScriptRules, allowed: ReadonlySet<string>): ReadonlyMap<string, ReadonlySet<string>> {
+  return new Map(
+    rules.packages.internalFunctions.packages.filter((p) => allowed.has(p.name)).map((p) => [p.name, new Set(p.groups.flatMap((g) => g.names))]),
+  );
 }
 
 /** `pkg::name` -> the arguments that named export may be given, and what each may hold (in formal order). */

@@ -5,7 +5,7 @@
  */
 import type { Node, Point } from 'web-tree-sitter';
 import type { ScriptRules } from '../rules/rules.ts';
-import { allowedPackages, checkedExportArguments, forbiddenSymbolIndex, namedExports } from '../rules/rules.ts';
+import { allowedPackages, checkedExportArguments, forbiddenSymbolIndex, internalFunctions, namedExports } from '../rules/rules.ts';
 import type { ArgumentKind } from '../rules/rules.ts';
 import type { LintFinding, ValidationErrorCode } from '../contract/validation.ts';
 import type { Interest } from './candidates.ts';
@@ -57,6 +57,8 @@ export interface CompiledRules {
   readonly metaPackages: ReadonlyMap<string, readonly string[]>;
   /** A blocked package -> the exports a script may still call as `pkg::name` (packages.namedExports). */
   readonly namedExports: ReadonlyMap<string, ReadonlySet<string>>;
+  /** A package the script may load -> the internal functions it may reach as `pkg:::name` (packages.internalFunctions). */
+  readonly internalFunctions: ReadonlyMap<string, ReadonlySet<string>>;
   /** `pkg::name` -> why that export of a named-exports package is not among them. */
   readonly refusedExports: ReadonlyMap<string, string>;
   /** packages.packageQueries: `pkg::name` -> held to the loaders' rules, with these named arguments allowed. */
@@ -135,15 +137,17 @@ export function compileRules(
       if (i + 1 < symbol.length) suffixes.add(symbol.slice(i + 1));
     }
   }
+  const allowed = allowedPackages(rules, declared);
   return {
     forbidden,
     blockedOperators: new Map(rules.blockedOperators.map((o) => [o.operator, o.why])),
     loaders: new Set(rules.packageLoaders),
     loaderNamedArguments: new Set(rules.packageLoaderArguments.allowedNamedArguments),
-    allowedPackages: allowedPackages(rules, declared),
+    allowedPackages: allowed,
     blockedPackages: new Map(rules.packages.blocked.map((p) => [p.name, p.why])),
     metaPackages: new Map(rules.packages.metaPackages.map((p) => [p.name, p.members])),
     namedExports: namedExports(rules),
+    internalFunctions: internalFunctions(rules, allowed),
     refusedExports: new Map(
       rules.packages.namedExports.packages.flatMap((p) => Object.entries(p.refused).map(([name, why]) => [`${p.name}::${name}`, why])),
     ),

@@ -1,5 +1,5 @@
 # The arguments of a named export whose arguments are checked (script-rules.json
-# packages.namedExports `arguments`: withr's with_options, with_envvar, with_tempfile, ...): on R's
+# packages.namedExports `arguments`: withr's with_options, with_envvar, ..., rlang's local_options): on R's
 # parse data as layers/validator/checks/export-arguments.ts judges them, and at run time, where the
 # runner's `::` answers such a function with a copy that checks the values before its body runs.
 

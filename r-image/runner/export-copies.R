@@ -1,6 +1,7 @@
 # The run-time half of a checked named export (export-arguments.R judges the parse data): the copy
-# the runner's `::` hands out for withr's with_options, with_envvar, with_tempfile, ..., which checks
-# each constrained argument's value before the function's own body runs.
+# the runner's `::` hands out for withr's with_options, with_envvar, with_tempfile, ... and rlang's
+# local_options and with_options, which checks each constrained argument's value before the
+# function's own body runs.
 
 string_matching <- function(value, pattern) {
   is.character(value) && length(value) == 1L && !is.na(value) && grepl(pattern, value, perl = TRUE)
@@ -48,6 +49,21 @@ export_value_checks <- function(policy) {
   )
 }
 
+# rlang's dots are dynamic (`!!!` splices, `:=` names) and its list2() reads them afresh each time,
+# running their code again: a copy of an rlang function reads them once, checks those values and
+# hands the function them spliced, so what runs is what was checked. withr's list(...) forces each
+# promise once, and its body reuses the values the guard saw.
+dynamic_dots_packages <- "rlang"
+
+# pkg::name(formal = formal, ..., !!!.checked): the real function given the copy's own arguments,
+# `...` replaced by the checked values.
+forward_checked <- function(real) {
+  formals <- names(formals(real))
+  args <- lapply(formals, function(f) if (f == "...") quote(!!!.checked) else as.name(f))
+  names(args) <- ifelse(formals == "...", "", formals)
+  as.call(c(list(real), args))
+}
+
 # A copy of `pkg::name` (same environment and formals) whose body first checks, in its own frame,
 # every argument its kind constrains: refused ones must be missing, `...` must be empty unless the
 # spec lets it through, and values are checked by export_value_checks(); `value` arguments (the
@@ -55,14 +71,17 @@ export_value_checks <- function(policy) {
 checked_export <- function(pkg, name, spec, policy) {
   real <- getExportedValue(pkg, name)
   checks <- export_value_checks(policy)
+  dynamic <- pkg %in% dynamic_dots_packages
+  collect <- if (dynamic) as.call(list(rlang::list2, quote(...))) else quote(list(...))
   fail <- function(why) {
     refuse(sprintf("'%s::%s' is allowed in jube-r only with checked arguments: %s", pkg, name, why))
   }
   guard <- function(frame) {
+    dots <- list()
     for (formal in names(formals(real))) {
       kind <- if (formal %in% names(spec)) spec[[formal]] else "refused"
       if (formal == "...") {
-        dots <- eval(quote(list(...)), frame)
+        dots <- eval(collect, frame)
         if (kind == "refused" && length(dots) > 0L) fail("it takes no further arguments")
         if (kind %in% names(checks)) checks[[kind]](dots, formal, fail)
       } else if (kind != "value" && !eval(call("missing", as.name(formal)), frame)) {
@@ -70,8 +89,14 @@ checked_export <- function(pkg, name, spec, policy) {
         checks[[kind]](get(formal, envir = frame), formal, fail)
       }
     }
+    dots
   }
+  guarded <- as.call(list(guard, as.call(list(base::environment))))
   copy <- real
-  body(copy) <- call("{", as.call(list(guard, as.call(list(base::environment)))), body(real))
+  body(copy) <- if (dynamic) {
+    call("{", call("<-", quote(.checked), guarded), forward_checked(real))
+  } else {
+    call("{", guarded, body(real))
+  }
   copy
 }

@@ -6,24 +6,30 @@
 # - base's within() methods evaluate `environment()` in a child of the data (the script's frame);
 # - base's withAutoprint() runs its block through source(exprs =), stubbed below the mask since
 #   source() of a file runs code; the block is the script's own, evaluated in a contained frame;
-# - data.table's `[` rewrites mean(x) to .External(Cfastmean, x) evaluated in the script's frame;
+# - data.table's `[` rewrites mean(x) to .External(Cfastmean, x) evaluated in the script's frame, and
+#   its within() method evaluates `environment()` as base's does;
 # - utils' unzip(), stubbed below the mask since its default method runs the unzip program:
 #   readr and vroom list a .zip input with it, so utils' binding becomes R's internal method only
 #   (no program); the script's own unzip() is still the stub;
 # - dplyr's *_at()/*_if() turn a `~` lambda into a function of the script's frame that calls
 #   rlang::quo() and base::parent.frame().
-# And one that evaluates the script's code in its own frames:
-# - forecast reads a model's series back (getResponse(), residuals() of an ARFIMA fit, an xreg)
-#   by evaluating the call it was fitted on (`BoxCox(lynx, lambda)`) with eval.parent(): its own
-#   frames, which reach globalenv(). Plain R finds the script's variables there; jube-r keeps them
-#   in the script's environment, under the mask, so fitted(ar(BoxCox(lynx, lambda))) failed, and
-#   the text (the script can set `fit$series`) ran with the real functions in reach. The call is
-#   now evaluated in the innermost of the script's frames on the stack, checked first.
+# Model-fitting code that evaluates the script's code in its own frames (forecast, nlme): harden-models.R.
 
 # Captured before harden_runtime() stubs source() in base and unzip() in utils.
 real_source <- base::source
 real_unzip <- utils::unzip
 real_environment <- base::environment
+
+# Rebinds the function `name` of the namespace `ns` to `method`, and in every methods table that
+# registered it: an S3 method is registered in its generic's namespace (residuals.ARFIMA in stats').
+rebind_method <- function(ns, name, method) {
+  real <- get(name, envir = ns)
+  rebind(ns, name, method)
+  for (owner in loadedNamespaces()) {
+    table <- get0(".__S3MethodsTable__.", envir = asNamespace(owner), inherits = FALSE)
+    if (!is.null(table) && identical(get0(name, envir = table, inherits = FALSE), real)) rebind(table, name, method)
+  }
+}
 
 # `code` with each `pkg::name` call replaced by the function it names and each call headed by a
 # name in `values` headed by that value instead.
@@ -87,52 +93,19 @@ harden_data_table <- function(ns) {
     built
   }
   rebind(ns, ".optmean", with_inlined(get(".optmean", envir = ns), list(call = external_call)))
+  # within() of a data.table evaluates environment() in a child of the data, as base's does.
+  within_method <- with_inlined(get("within.data.table", envir = ns), list(environment = real_environment))
+  rebind_method(ns, "within.data.table", within_method)
 }
 
 harden_dplyr <- function(ns) {
   rebind(ns, "as_inlined_function", with_inlined(get("as_inlined_function", envir = ns)))
 }
 
-# eval.parent() for package code that evaluates the script's code. The frame eval.parent() would
-# use when it is the script's; else a variable of that package frame's own when the code is just
-# its name (forecast fitting a model on its own local series); else the innermost of the script's
-# frames on the stack (the script's environment, or a function of the script's that called in),
-# where the code came from. Code never runs in a package's frame.
-eval_in_script <- function(expr, n = 1) {
-  what <- "code a package evaluates for the script"
-  target <- parent.frame(n + 1)
-  if (is.expression(expr) && length(expr) == 1L) expr <- expr[[1L]]
-  if (!is_contained(target) && is.symbol(expr) && exists(as.character(expr), envir = target, inherits = FALSE)) {
-    refuse_forbidden_code(expr, what, NULL, target)
-    return(get(as.character(expr), envir = target, inherits = FALSE))
-  }
-  frames <- if (is_contained(target)) list(target) else rev(sys.frames())
-  for (frame in frames) {
-    if (is_contained(frame)) {
-      refuse_forbidden_code(expr, what, NULL, frame)
-      return(eval(expr, frame))
-    }
-  }
-  refuse(paste(what, "needs a frame of the script's to run in, which is not there"))
-}
-
-forecast_script_evaluators <- c("getResponse.Arima", "getResponse.fracdiff", "residuals.ARFIMA", "getxreg")
-
-harden_forecast <- function(ns) {
-  for (name in forecast_script_evaluators) {
-    real <- get(name, envir = ns)
-    method <- with_inlined(real, list(eval.parent = eval_in_script))
-    rebind(ns, name, method)
-    # An S3 method is registered in its generic's namespace (residuals.ARFIMA in stats').
-    for (owner in loadedNamespaces()) {
-      table <- get0(".__S3MethodsTable__.", envir = asNamespace(owner), inherits = FALSE)
-      if (!is.null(table) && identical(get0(name, envir = table, inherits = FALSE), real)) rebind(table, name, method)
-    }
-  }
-}
-
 # Each package's code is patched as its namespace loads (before packages importing it copy it).
-package_code_patches <- list(data.table = harden_data_table, dplyr = harden_dplyr, forecast = harden_forecast)
+package_code_patches <- list(
+  data.table = harden_data_table, dplyr = harden_dplyr, forecast = harden_forecast, nlme = harden_nlme
+)
 
 harden_package_code <- function() {
   harden_base_code()

@@ -106,6 +106,7 @@ harden_runtime <- function(policy) {
   guard <- name_guard(policy)
   for (env in package_envs("base")) rebind(env, "match.fun", guarded_lookup(base::match.fun, "FUN", guard))
   harden_environment_getters()
+  guard_formula_replacement()
   harden_code_evaluators(policy)
   harden_package_code()
   # rlang::as_function("name") looks the name up from globalenv(), past the mask (tidyr's

@@ -1,5 +1,5 @@
-# The runtime mask (docs/script-rules.md): the parent of the script's environment. It
-# binds every forbidden name to a stub, `:::` to a stub and `::` to a checked version, and gives
+# The runtime mask (docs/script-rules.md): the parent of the script's environment. It binds every
+# forbidden name to a stub, `:::` (internal-functions.R) and `::` to checked versions, and gives
 # the script safe replacements (the `safe_replacements` table) for the functions that would run a
 # shell command or hand out an environment, since the mask only works while every environment the
 # script holds chains through it.
@@ -131,7 +131,7 @@ safe_replacements <- list(
 
 # What `pkg::name` answers with the script's own version of a function, or NULL: base::local() is
 # the script's local() and utils::example() its example(), as the validators treat them; withr's
-# checked exports are copies that check their arguments (export-arguments.R).
+# and rlang's checked exports are copies that check their arguments (export-arguments.R).
 script_version <- function(pkg, name, policy) {
   if (pkg == "base" && name %in% policy$local_functions) return(safe_local)
   if (pkg == policy$example_package && name %in% policy$example_functions) return(safe_example(policy))
@@ -174,7 +174,7 @@ checked_ns_get <- function(policy) {
 make_mask <- function(policy) {
   mask <- new.env(parent = globalenv())
   for (name in policy$forbidden) assign(name, forbidden_stub(name), envir = mask)
-  assign(":::", forbidden_stub(":::"), envir = mask)
+  assign(":::", checked_ns_get_internal(policy), envir = mask)
   assign("::", checked_ns_get(policy), envir = mask)
   assign("<<-", make_safe_superassign(mask, policy$superassign_advice), envir = mask)
   assign("requireNamespace", safe_require_namespace(policy), envir = mask)

@@ -1,7 +1,7 @@
-# example() and as.environment() (script-rules.json relaxations.packageExamples, freshEnvironments): the shapes both
-# validators accept (exampleProblem and freshEnvironmentProblem in layers/validator/relaxations.ts), and the script's
-# versions of the two functions. The script's example() never calls source(): it reads the example code from the
-# installed help, re-validates it with the script's own rules and evaluates it under the same mask.
+# example() (script-rules.json relaxations.packageExamples): the shapes both validators accept (exampleProblem in
+# layers/validator/relaxations.ts), and the script's version. The script's example() never calls source(): it reads
+# the example code from the installed help, re-validates it with the script's own rules and evaluates it under the
+# same mask.
 
 is_logical_arg <- function(arg) identical(arg$token, "NUM_CONST") && arg$text %in% c("TRUE", "FALSE")
 
@@ -59,42 +59,7 @@ check_example_package <- function(name, site, policy, add) {
   }
 }
 
-literal_tokens <- c("STR_CONST", "NUM_CONST", "NULL_CONST")
-
-# Why an as.environment() call could name the search path or a package's environment, or NULL: one argument, not a
-# literal number or string (also behind a sign).
-fresh_environment_problem <- function(name, site) {
-  args <- site$args
-  x <- if (length(args) == 1L) args[[1L]]
-  one <- !piped_call(site$parsed$pd, site$call) && !is.null(x) && (is.null(x$name) || identical(x$name, "x")) &&
-    !is_dots(x)
-  if (!one) return(sprintf("only %s(x) of one list or data frame is allowed", name))
-  token <- x$token
-  if (identical(token, "expr")) {
-    kids <- children_of(site$parsed$pd, x$id)
-    if (nrow(kids) == 2L && kids$token[[1L]] %in% c("'-'", "'+'")) {
-      inner <- children_of(site$parsed$pd, kids$id[[2L]])
-      if (nrow(inner) == 1L && inner$terminal[[1L]]) token <- inner$token[[1L]]
-    }
-  }
-  if (token %in% literal_tokens) {
-    return(sprintf("%s() of a number or a string would name the search path or a package's environment", name))
-  }
-  NULL
-}
-
 # ---- the script's versions -------------------------------------------------------------------
-# as.environment(x): a new environment of a list's (a data frame's) elements; never the search path or a package.
-safe_as_environment <- function(x) {
-  if (!is.list(x) || is.environment(x)) {
-    refuse(paste(
-      "as.environment() of anything but a list or data frame is not available in jube-r",
-      "(a number or string names the search path); give it a list, e.g. as.environment(list(a = 1))"
-    ))
-  }
-  list2env(x, parent = emptyenv())
-}
-
 # The example code of `topic` in `packages`' help as lines, with its package; NULL when no help page has it.
 example_code <- function(topic, packages, run_dontrun, run_donttest) {
   # What utils::example() reads the help with; tools loads only when a script asks for an example.

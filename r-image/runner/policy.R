@@ -49,6 +49,7 @@ compile_policy <- function(rules, allowed_packages) {
       kinds <- lapply(p$arguments, function(a) stats::setNames(strings(a), names(a)))
       stats::setNames(kinds, paste0(p$name, "::", names(p$arguments)))
     }), recursive = FALSE),
+    internal_functions = compile_internal_functions(rules, allowed_packages),
     environment_exports = stats::setNames(
       lapply(rules$packages$environmentExports$packages, function(p) list(kind = p$kind, names = strings(p$names))),
       vapply(rules$packages$environmentExports$packages, function(p) p$name, character(1))

@@ -98,16 +98,6 @@ check_forbidden_symbol <- function(parsed, i, policy, add) {
   }
 }
 
-check_blocked_operator <- function(parsed, i, policy, add) {
-  text <- parsed$tokens$text[[i]]
-  if (!(text %in% policy$blocked_operators)) return(invisible())
-  relaxed <- text %in% policy$superassign_operators
-  if (relaxed && superassign_stays_in_script(parsed, i, policy)) return(invisible())
-  advice <- if (relaxed) sprintf("; instead, %s", policy$superassign_advice) else ""
-  add("BLOCKED_OPERATOR", sprintf("the operator '%s' is not allowed%s", text, advice),
-    parsed$tokens$line1[[i]], parsed$tokens$col1[[i]], text)
-}
-
 # A string where a name is looked up: after `::`, called, or given where a function is expected.
 check_string_as_name <- function(parsed, i, policy, add) {
   value <- string_value(parsed$tokens$text[[i]])
@@ -170,6 +160,7 @@ check_options_call <- function(name, site, policy, add) {
 
 # ---- the registries: rule id -> what it looks at and its check ----------------------------------
 # Each token meets the rules listing its type, in this order (revalidate-values.R holds the last four).
+# check_blocked_operator is internal-functions.R's (the `:::` of the listed internal functions).
 token_rules <- list(
   forbidden_symbol = list(tokens = c("SYMBOL", "SYMBOL_FUNCTION_CALL"), check = check_forbidden_symbol),
   blocked_operator = list(

@@ -18,10 +18,11 @@ local({
   parts <- c(
     "seam.R", "policy.R", "envelope.R", "parse-data.R", "relaxations.R", "literal-calls.R", "contained-forms.R",
     "saved-options.R", "superassign.R", "absent-guards.R", "revalidate-packages.R", "revalidate-values.R",
-    "export-arguments.R", "export-copies.R", "package-examples.R", "revalidate.R", "mask.R", "safe-calls.R",
-    "contained-calls.R", "guards-env.R", "environment-exports.R", "guards-frames.R", "guards-calls.R", "guards-attr.R",
-    "harden.R", "harden-env.R", "harden-packages.R", "inputs.R", "conditions.R", "error-cause.R", "error-hints.R",
-    "plots.R", "value-json.R", "value.R", "evaluate.R", "warm.R", "main.R"
+    "internal-functions.R", "export-arguments.R", "export-copies.R", "package-examples.R", "fresh-environments.R",
+    "revalidate.R", "mask.R", "safe-calls.R", "contained-calls.R", "guards-env.R", "environment-exports.R",
+    "guards-frames.R", "guards-calls.R", "guards-attr.R", "harden.R", "harden-env.R", "harden-models.R",
+    "harden-packages.R", "inputs.R", "conditions.R", "error-cause.R", "error-hints.R", "plots.R", "value-json.R",
+    "value.R", "evaluate.R", "warm.R", "main.R"
   )
   for (part in parts) {
     for (expr in parse(file.path(here, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)

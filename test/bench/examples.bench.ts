@@ -1,14 +1,15 @@
 /**
  * The installed packages' own Rd examples as a corpus of real-world R: how many of the examples
  * that run in plain `Rscript --vanilla` the static validator accepts and the execute handler runs
- * to `status: "ok"` (targets: >= 98% accepted, >= 97% run ok), and the top causes of each miss.
+ * to `status: "ok"` (targets: >= 98% accepted, >= 97% run ok), the top causes of each miss, and
+ * every distinct rejection on the baseline-ok examples classified as a documented security
+ * necessity (CORPUS_NECESSITIES, test/bench/corpus-findings.ts), a package the allow-list does not
+ * hold, or a false rejection, with a line saying whether every remaining rejection is a necessity.
  *
- * The scripts are generated at bench time from the installed documentation (tools::Rd_db +
- * tools::Rd2ex with \dontrun and \donttest commented out, as R CMD check runs them, see
- * https://stat.ethz.ch/R-manual/R-devel/library/tools/html/Rdutils.html) into a scratch dir under
- * os.tmpdir(), never into the tree, and removed when the run ends (JUBE_R_BENCH_RESULTS=<file>
- * keeps the per-script results). Each script starts with library(<its package>), which is what
- * R CMD check does before running a package's examples.
+ * The scripts are generated at bench time from the installed documentation
+ * (test/bench/example-corpus.ts: tools::Rd_db + tools::Rd2ex, each script starting with
+ * library(<its package>)) into a scratch dir under os.tmpdir(), never into the tree, and removed
+ * when the run ends (JUBE_R_BENCH_RESULTS=<file> keeps the per-script results).
  *
  * The full run takes a deterministic sample of at most JUBE_R_BENCH_EXAMPLES_PER_PACKAGE (default
  * 12) examples per package of packages.R, evenly spaced over the topics sorted by name (all of
@@ -17,68 +18,27 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { loadRules } from '../../layers/rules/rules.ts';
+import { allowedPackages, loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
 import { readRuntimeSettings } from '../../functions/execute/runtime-settings.ts';
 import { benchScratch, inCi } from './budget.ts';
+import { classify, findingKey, verdictReason, type Finding, type Verdict } from './corpus-findings.ts';
+import { collectExamples, type Example } from './example-corpus.ts';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 const TIMEOUT_SECONDS = 20;
 const TARGET_ACCEPTED = 98;
 const TARGET_RUN_OK = 97;
 const TOP = 15;
 
-/** Writes <pkg>__<n>.R per chosen example; prints [{package, topic, file}] and the installed packages. */
-const GENERATOR = String.raw`
-args <- commandArgs(TRUE)
-env <- new.env()
-sys.source(file.path(args[1], "packages.R"), envir = env)
-declared <- get("jube_r_packages", envir = env)
-out <- args[2]
-packages <- as.integer(args[3])
-per_package <- as.integer(args[4])
-mode <- args[5]
-if (packages > 0L) declared <- utils::head(declared, packages)
-pick <- function(n) {
-  if (n <= per_package) return(seq_len(n))
-  if (mode == "first") return(seq_len(per_package))
-  unique(round(seq(1, n, length.out = per_package)))
-}
-scripts <- list()
-for (pkg in declared) {
-  db <- tools::Rd_db(pkg)
-  db <- db[order(names(db))]
-  has <- vapply(db, function(rd) any(tools:::RdTags(rd) == "\\examples"), logical(1))
-  db <- db[has]
-  for (i in pick(length(db))) {
-    tmp <- tempfile()
-    tools::Rd2ex(db[[i]], tmp, commentDontrun = TRUE, commentDonttest = TRUE)
-    if (!file.exists(tmp)) next
-    file <- file.path(out, sprintf("%s__%03d.R", pkg, i))
-    writeLines(c(sprintf("library(%s)", pkg), readLines(tmp, warn = FALSE)), file)
-    scripts[[length(scripts) + 1L]] <- list(package = pkg, topic = sub("[.]Rd$", "", names(db)[i]), file = file)
-  }
-}
-cat(jsonlite::toJSON(list(scripts = scripts, installed = rownames(utils::installed.packages())), auto_unbox = TRUE))
-`;
-
-interface Example {
-  readonly package: string;
-  readonly topic: string;
-  readonly file: string;
-}
-
 interface Result extends Example {
   baseline: { ok: boolean; exitCode: number | undefined; timedOut: boolean; missingPackages: string[]; stderrTail?: string };
-  validator?: { accepted: boolean; causes: string[] };
+  validator?: { accepted: boolean; causes: string[]; findings: Finding[] };
   execute?: { status: string; ok: boolean; cause?: string; wallMs: number };
 }
 
@@ -110,14 +70,8 @@ export async function run(): Promise<void> {
 }
 
 async function measure(scratch: string): Promise<void> {
-  const scriptsDir = join(scratch, 'scripts');
-  mkdirSync(scriptsDir);
-  writeFileSync(join(scratch, 'generate.R'), GENERATOR);
   const perPackage = Number(process.env['JUBE_R_BENCH_EXAMPLES_PER_PACKAGE'] ?? (inCi() ? 1 : 12));
-  const generatorArgs = inCi() ? ['4', String(perPackage), 'first'] : ['0', String(perPackage), 'spread'];
-  const generated = JSON.parse(
-    execFileSync('Rscript', ['--vanilla', join(scratch, 'generate.R'), repo, scriptsDir, ...generatorArgs], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }),
-  ) as { scripts: Example[]; installed: string[] };
+  const generated = collectExamples(scratch, inCi() ? { packages: 4, perPackage, mode: 'first' } : { packages: 0, perPackage, mode: 'spread' });
   const installed = new Set(generated.installed);
   const results: Result[] = [];
 
@@ -139,7 +93,9 @@ async function measure(scratch: string): Promise<void> {
   const kept = results.filter((r) => r.baseline.ok);
 
   const rules = loadRules();
-  const validate = await loadValidator({ rules, ...manifestPackages(loadManifest()) });
+  const manifest = loadManifest();
+  const loadable = allowedPackages(rules, manifest.declared);
+  const validate = await loadValidator({ rules, ...manifestPackages(manifest) });
   const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
   const handler = createExecuteHandler({
     config: readServiceConfig({ ...process.env, JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '60' }),
@@ -150,7 +106,8 @@ async function measure(scratch: string): Promise<void> {
     for (const r of kept) {
       const script = readFileSync(r.file, 'utf8');
       const v = validate(script);
-      r.validator = { accepted: v.valid, causes: [...new Set(v.errors.map((e) => `${e.code} ${e.symbol ?? ''}`.trim()))] };
+      const findings = v.errors.map((e) => ({ code: e.code, symbol: e.symbol, message: e.message }));
+      r.validator = { accepted: v.valid, causes: [...new Set(findings.map(findingKey))], findings };
       const t0 = performance.now();
       const response = await handler({ script, timeoutSeconds: TIMEOUT_SECONDS });
       const ok = response.status === 'ok';
@@ -181,5 +138,31 @@ async function measure(scratch: string): Promise<void> {
   for (const [cause, n] of countTop(kept.flatMap((r) => r.validator?.causes ?? []))) console.log(`    ${String(n).padStart(4)}  ${cause}`);
   console.log(`  top run-failure causes (first line of error; rejected: the findings):`);
   for (const [cause, n] of countTop(kept.flatMap((r) => (r.execute?.cause ? [r.execute.cause] : [])))) console.log(`    ${String(n).padStart(4)}  ${cause}`);
+  // Every distinct finding on the baseline-ok corpus, with how it counts (test/bench/corpus-findings.ts).
+  const distinct = new Map<string, { finding: Finding; verdict: Verdict; scripts: string[] }>();
+  for (const r of kept) {
+    for (const f of r.validator?.findings ?? []) {
+      const key = findingKey(f);
+      const entry = distinct.get(key) ?? { finding: f, verdict: classify(f, loadable), scripts: [] };
+      const name = `${r.package}/${r.topic}`;
+      if (!entry.scripts.includes(name)) entry.scripts.push(name);
+      distinct.set(key, entry);
+    }
+  }
+  const byVerdict = { necessity: 0, notLoadable: 0, false: 0 };
+  console.log(`  every rejection on the baseline-ok examples (distinct finding, scripts, verdict, reason):`);
+  for (const [key, e] of [...distinct].sort((a, b) => a[0].localeCompare(b[0]))) {
+    byVerdict[e.verdict]++;
+    console.log(`    ${key.padEnd(40)} ${String(e.scripts.length).padStart(4)}  ${e.verdict.padEnd(11)} ${verdictReason(e.finding, e.verdict)}`);
+    console.log(`      in ${e.scripts.join(', ')}`);
+  }
+  const rejected = kept.filter((r) => r.validator !== undefined && !r.validator.accepted);
+  const onlyNecessities = rejected.filter((r) => (r.validator?.findings ?? []).every((f) => classify(f, loadable) !== 'false')).length;
+  console.log(`  distinct findings: ${byVerdict.necessity} security necessity, ${byVerdict.notLoadable} package not loadable, ${byVerdict.false} false`);
+  console.log(
+    byVerdict.false === 0
+      ? `  every remaining rejection is a documented security necessity (or a package not on the allow-list): ${rejected.length} rejected script(s)`
+      : `  NOT every remaining rejection is a security necessity: ${rejected.length - onlyNecessities} of ${rejected.length} rejected script(s) have a false rejection`,
+  );
   console.log(resultsFile ? `  per-script results: ${resultsFile}` : `  per-script results: set JUBE_R_BENCH_RESULTS=<file> to keep them`);
 }

@@ -1,8 +1,9 @@
 /**
  * The installed vignettes' R code of the packages in packages.R, as a corpus of real-world R
- * nobody wrote for jube-r, and the one list of the findings on it that are security necessities.
- * Used by `npm run bench -- vignettes` (test/bench/vignettes.bench.ts) and by the test that the
- * corpus has no false rejection (test/runner/vignette-corpus.test.ts).
+ * nobody wrote for jube-r. Used by `npm run bench -- vignettes` (test/bench/vignettes.bench.ts)
+ * and by the test that the corpus has no false rejection (test/runner/vignette-corpus.test.ts);
+ * the findings on it that are security necessities are the one list of both corpora,
+ * CORPUS_NECESSITIES in test/bench/corpus-findings.ts.
  *
  * The code is the tangled `doc/<name>.R` that R CMD build installs for each vignette (Debian's
  * r-cran-* packages ship them; Meta/vignette.rds names the file), or, where that is missing and
@@ -101,43 +102,4 @@ export function collectVignettes(scratch: string): VignetteCorpus {
   const out = execFileSync('Rscript', ['--vanilla', collector, repo, dir], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, cwd: scratch });
   const parsed = JSON.parse(out) as { scripts: Vignette[] | Record<string, never>; empty: string[]; installed: string[] };
   return { scripts: Array.isArray(parsed.scripts) ? parsed.scripts : [], empty: parsed.empty, installed: parsed.installed };
-}
-
-/**
- * Findings on the vignette corpus that are security necessities, each with the rule that makes it
- * one (docs/script-rules.md). Key: "<code> <symbol>", or "PACKAGE_NOT_ALLOWED <pkg>::<name>" for
- * an export of a blocked package. A package the allow-list does not hold
- * (not installed, or installed only as a dependency: chron, gtable, pillar, ...) is not listed
- * here: `classify` calls it `notLoadable`, as it is no rejection of the validator's making.
- */
-export const VIGNETTE_NECESSITIES: Readonly<Record<string, string>> = {
-  'PACKAGE_NOT_ALLOWED knitr': 'knitr is blocked: it evaluates code from text and runs engines that spawn processes (knitr::kable is the usual use)',
-  'PACKAGE_NOT_ALLOWED rlang::eval_tidy': 'rlang is blocked and eval_tidy is not among packages.namedExports: it evaluates an expression',
-  'PACKAGE_NOT_ALLOWED rlang::call2': 'rlang is blocked and call2 is not among packages.namedExports: it builds a call from a name, as base call (forbidden, indirection) does',
-  'BLOCKED_OPERATOR :::': '`:::` reaches unexported internals the allow-list does not audit',
-  'FORBIDDEN_SYMBOL load': 'deserialization: .RData can carry code (CVE-2024-27322)',
-  'FORBIDDEN_SYMBOL readRDS': 'deserialization: an RDS can carry code (CVE-2024-27322)',
-  'FORBIDDEN_SYMBOL parse': 'codeFromText: turns text into code',
-  'FORBIDDEN_SYMBOL parent.frame': 'environments: hands out the caller\'s frame',
-  'FORBIDDEN_SYMBOL getClass': 'environments: a class definition carries its package environment',
-};
-
-export type Verdict = 'necessity' | 'notLoadable' | 'false';
-
-export interface Finding {
-  readonly code: string;
-  readonly symbol?: string | undefined;
-  readonly message: string;
-}
-
-export function findingKey(f: Finding): string {
-  const qualified = f.code === 'PACKAGE_NOT_ALLOWED' ? /^'([A-Za-z][A-Za-z0-9.]*::[^']+)' is not available/.exec(f.message) : null;
-  return `${f.code} ${qualified?.[1] ?? f.symbol ?? ''}`.trim();
-}
-
-/** How a finding on the corpus counts; `loadable`: the packages a script may load. */
-export function classify(finding: Finding, loadable: ReadonlySet<string>): Verdict {
-  if (VIGNETTE_NECESSITIES[findingKey(finding)] !== undefined) return 'necessity';
-  if (finding.code === 'PACKAGE_NOT_ALLOWED' && finding.symbol !== undefined && !loadable.has(finding.symbol) && /not available in jube-r[. ]/.test(finding.message)) return 'notLoadable';
-  return 'false';
 }

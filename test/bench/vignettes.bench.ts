@@ -3,7 +3,7 @@
  * each vignette runs in plain `Rscript --vanilla` as the baseline; of those that exit 0, the share
  * the static validator accepts and the share the execute handler runs to `status: "ok"`; and
  * every rejection on the whole corpus with its cause, each classified as a documented security
- * necessity (VIGNETTE_NECESSITIES), a package the allow-list does not hold, or a false rejection.
+ * necessity (CORPUS_NECESSITIES, test/bench/corpus-findings.ts), a package the allow-list does not hold, or a false rejection.
  *
  * Under CI=true only the static validator runs (no baseline, no handler): a few seconds.
  * Everything is written under one scratch dir in os.tmpdir(), removed at the end.
@@ -16,7 +16,8 @@ import { allowedPackages, loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { benchScratch, inCi } from './budget.ts';
-import { classify, collectVignettes, findingKey, VIGNETTE_NECESSITIES, type Finding, type Vignette } from './vignette-corpus.ts';
+import { classify, findingKey, verdictReason, type Finding } from './corpus-findings.ts';
+import { collectVignettes, type Vignette } from './vignette-corpus.ts';
 
 const TIMEOUT_SECONDS = 60;
 
@@ -111,7 +112,7 @@ async function measure(scratch: string): Promise<void> {
     for (const [key, f] of keys) {
       const verdict = classify(f, loadable);
       verdicts[verdict]++;
-      const why = verdict === 'necessity' ? VIGNETTE_NECESSITIES[key] : verdict === 'notLoadable' ? 'package not on the allow-list' : f.message.slice(0, 140);
+      const why = verdictReason(f, verdict);
       console.log(`    ${r.baseline?.ok ? '*' : ' '} ${`${r.package}/${r.vignette}`.padEnd(52)} ${key.padEnd(40)} ${verdict.padEnd(11)} ${why}`);
     }
   }

@@ -79,6 +79,21 @@ describe('base R and packages run their own code', () => {
   it('dplyr\'s mutate_at() with a ~ lambda', async () => {
     expect(await runOk('d <- mtcars |> dplyr::mutate_at(dplyr::vars(mpg), ~ .x * 2)\ncat(d$mpg[1])\n')).toBe('42');
   }, 60_000);
+
+  it('data.table\'s within() method (transform.data.table\'s example)', async () => {
+    expect(await runOk('library(data.table)\nDT <- data.table(a = rep(1:3, each = 2), b = 1:6)\nDT2 <- within(DT, { c <- a * 2; rm(a) })\ncat(names(DT2), DT2$c[6])\n')).toBe('b c 6');
+  }, 60_000);
+
+  it('nlme\'s nlsList() with a model function of the script\'s (MASS\'s OME example)', async () => {
+    const script = [
+      'library(MASS)\nlibrary(nlme)',
+      'fp2 <- deriv(~ 0.5 + 0.5/(1 + exp(-(x-L75)/2)), "L75", function(x, L75) NULL)',
+      'OMEi <- OME\nOMEi$UIDn <- 10 * OMEi$ID + unclass(factor(OMEi$Age)) + 0.1 * (OMEi$Noise == "incoherent")',
+      'fits <- nlsList(Correct/Trials ~ fp2(Loud, L75) | UIDn, data = OMEi, start = list(L75 = 45), control = list(maxiter = 100), warn.nls = FALSE)',
+      'cat(sum(!vapply(fits, is.null, TRUE)) > 100)',
+    ].join('\n');
+    expect(await runOk(script)).toBe('TRUE');
+  }, 60_000);
 });
 
 it('lapply() of data.table::setDT over a split: substitute() and parent.frame() see lapply\'s call', async () => {

@@ -125,6 +125,9 @@ describe('red team: environments outside the mask are not handed out', () => {
     { name: 'an environment slot through methods::slot', script: 'setClass("H", representation(e = "environment"))\nh <- new("H", e = new.env())\nmethods::slot(h, "e")', error: "slot 'e' holds an environment" },
     { name: 'new("environment")', script: 'e <- methods::new("environment")', error: 'new() of an environment class is not available' },
     { name: 'data(lib.loc =) running R files of any directory', script: 'data("pw", package = "evil", lib.loc = "lib")', error: 'data(lib.loc = ...) is not available' },
+    // ggplot2's quosure keeps its namespace when its expression is replaced; mutate() evaluated the script's call there.
+    { name: 'a package-made quosure given the script\'s call', script: 'library(ggplot2)\nqq <- geom_bar()$stat$default_aes$x\nqq[[2]] <- quote(Sys.time())\ndplyr::mutate(data.frame(a = 1), b = !!qq)', error: 'changing a formula or quosure that package code made in its own environment is not available' },
+    { name: 'a package-made quosure changed by [<-', script: 'library(ggplot2)\nqq <- geom_bar()$stat$default_aes$x\nqq[2] <- list(quote(Sys.time()))', error: 'changing a formula or quosure that package code made' },
   ])('$name is refused', async ({ script, error }) => {
     expect(validator(script).valid).toBe(true);
     const response = await h.run(script);

@@ -108,6 +108,30 @@ describe('rlang, blocked but for its named exports', () => {
     expect(followed.response).toMatchObject({ status: 'ok', value: { json: 3 } });
   });
 
+  it.each([
+    ['tibble\'s example: rlang::local_options in a local() block', 'local({ rlang::local_options(tibble.view_max = 100); cat(getOption("tibble.view_max")) }); cat(is.null(getOption("tibble.view_max")))', '100TRUE'],
+    ['rlang::local_options in a function', 'f <- function() {\n  rlang::local_options(digits = 4)\n  print(pi)\n}\nf()\nprint(pi)', '[1] 3.142\n[1] 3.141593\n'],
+    ['rlang::with_options', 'rlang::with_options(print(pi), digits = 3)\nprint(pi)', '[1] 3.14\n[1] 3.141593\n'],
+  ])('%s passes both and runs, restoring the options as withr\'s do', async (_, script, output) => {
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response.status, response.error ?? '').toBe('ok');
+    expect(response.consoleOutput).toBe(output);
+  });
+
+  it.each([
+    ['rlang::local_options(editor = "vi")', 'OPTION_NOT_ALLOWED:editor'],
+    ['rlang::with_options(1, warn = 7)', 'OPTION_NOT_ALLOWED:warn'],
+    ['rlang::local_options(digits = 3, .frame = globalenv())', 'PACKAGE_NOT_ALLOWED:rlang'],
+    ['o <- list(editor = "x")\nrlang::local_options(!!!o)', 'PACKAGE_NOT_ALLOWED:rlang'],
+    ['f <- rlang::local_options\nf(digits = 3)', 'PACKAGE_NOT_ALLOWED:rlang'],
+  ])('%s is refused by both with the same code, as withr\'s forms are', async (script, code) => {
+    const { statically, atRuntime } = await verdicts(script);
+    expect(statically).toContain(code);
+    expect(atRuntime).toEqual(statically);
+  });
+
   it.each(['rlang::eval_tidy(quote(1))', 'e <- rlang::env()'])(
     '%s is refused by both with the same code',
     async (script) => {

@@ -1,8 +1,9 @@
 /**
  * The arguments of a named export whose arguments are checked (packages.namedExports `arguments`:
- * withr's with_options, with_envvar, with_tempfile, ...): called directly as `pkg::name(...)`, given
- * only the listed arguments, each holding what its kind allows. r-image/runner/export-arguments.R
- * judges the same on R's parse data, and the runner's `::` checks the values again.
+ * withr's with_options, with_envvar, with_tempfile, ..., rlang's local_options): called directly as
+ * `pkg::name(...)`, given only the listed arguments, each holding what its kind allows.
+ * r-image/runner/export-arguments.R judges the same on R's parse data, and the runner's `::` checks
+ * the values again.
  */
 import type { Node } from 'web-tree-sitter';
 import type { ArgumentKind } from '../../rules/rules.ts';

@@ -1,7 +1,7 @@
 /**
  * `pkg::name` may only name an allowed package, or a listed export of a named-exports package
  * (`rlang::sym`), the latter with its arguments checked where the rules list them (`withr::with_options`);
- * `:::` is the blocked-operator check's.
+ * `:::` is the blocked-operator check's (with the listed internal functions of packages.internalFunctions).
  */
 import { NodeKind } from '../context.ts';
 import type { Check } from '../context.ts';

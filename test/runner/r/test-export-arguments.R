@@ -21,3 +21,13 @@ case("a forbidden option is OPTION_NOT_ALLOWED, any other argument problem PACKA
   expect_identical(errors_of("withr::with_envvar(c(AWS_SECRET_ACCESS_KEY = \"x\"), 1)"), "PACKAGE_NOT_ALLOWED:withr")
   expect_identical(errors_of("f <- withr::with_options"), "PACKAGE_NOT_ALLOWED:withr")
 })
+case("rlang's local_options and with_options are checked as withr's, its other exports as before", {
+  expect_identical(errors_of("local({ rlang::local_options(tibble.view_max = 100) })"), character())
+  expect_identical(errors_of("rlang::with_options(print(pi), digits = 3, warn = 1)"), character())
+  expect_identical(errors_of("rlang::local_options(editor = \"vi\")"), "OPTION_NOT_ALLOWED:editor")
+  expect_identical(errors_of("rlang::with_options(1, warn = 7)"), "OPTION_NOT_ALLOWED:warn")
+  expect_identical(errors_of("rlang::local_options(digits = 3, .frame = e)"), "PACKAGE_NOT_ALLOWED:rlang")
+  expect_identical(errors_of("o <- list(editor = \"x\")\nrlang::local_options(!!!o)"), "PACKAGE_NOT_ALLOWED:rlang")
+  expect_identical(errors_of("f <- rlang::local_options"), "PACKAGE_NOT_ALLOWED:rlang")
+  expect_identical(errors_of("rlang::sym(\"x\")"), character())
+})

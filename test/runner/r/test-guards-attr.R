@@ -28,3 +28,28 @@ case("the mask binds the setters, and `base::` answers them", {
   expect_identical(get("attr<-", envir = mask), runner$safe_attr_assign)
   expect_identical(in_script("base::structure"), runner$safe_structure)
 })
+
+# `[[<-` and `[<-` of formulas, registered in base by guard_formula_replacement() (harden_runtime() calls it).
+runner$guard_formula_replacement()
+package_formula <- local(y ~ log(x), envir = asNamespace("stats"))
+assign("pf", package_formula, envir = script_env)
+for (text in c("pf[[3]] <- quote(z)", "pf[2] <- list(quote(z))", "pf[[3]][[1]] <- quote(median)")) {
+  case(sprintf("%s of a package's formula from the script is refused", text), {
+    expect_error(in_script(text), "changing a formula or quosure that package code made")
+  })
+}
+case("the script changes its own formulas and quosures as before, keeping class and environment", {
+  in_script("g <- y ~ x")
+  in_script("g[[3]] <- quote(x + z)")
+  expect_identical(in_script("deparse(g)"), "y ~ x + z")
+  expect_identical(in_script("class(g)"), "formula")
+  expect_identical(environment(in_script("g")), script_env)
+  in_script("q <- rlang::quo(a + 1)")
+  in_script("q[[2]] <- quote(a * 10)")
+  expect_identical(rlang::eval_tidy(in_script("q"), list(a = 2)), 20)
+})
+case("package code changes its own formulas as before", {
+  changed <- package_formula
+  changed[[3]] <- quote(z)
+  expect_identical(deparse(changed), "y ~ z")
+})

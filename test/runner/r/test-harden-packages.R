@@ -38,33 +38,7 @@ case("utils' unzip() for package code is R's internal method only; the script's 
   expect_error(package_unzip("none.zip", list = TRUE, unzip = "/usr/bin/unzip"), "zip file 'none.zip' cannot be opened")
   expect_error(in_script("unzip('none.zip', list = TRUE)"), "'unzip' is not available")
 })
-case("forecast reads a fitted series back in the script's frame (BoxCox's example)", {
-  suppressMessages(library(forecast))
-  in_script("lambda <- BoxCox.lambda(lynx)")
-  in_script("fit <- ar(BoxCox(lynx, lambda))")
-  expect_identical(length(in_script("fitted(fit)")), length(lynx))
-  expect_identical(in_script("getResponse(fit)"), in_script("BoxCox(lynx, lambda)"))
-})
-case("...a model forecast's own code fits on its local series still finds it there", {
-  own_fit <- function() {
-    local_series <- lynx
-    forecast::getResponse(stats::ar(local_series))
-  }
-  environment(own_fit) <- new.env(parent = asNamespace("forecast"))
-  expect_identical(as.numeric(own_fit()), as.numeric(lynx))
-})
-case("...and the text, which the script can set, meets the same checks as its own code", {
-  # In forecast's frame this read the process environment with base's real Sys.getenv().
-  in_script("fit$series <- \"Sys.getenv('HOME')\"")
-  expect_identical(in_script("getResponse(fit)"), NULL)
-  expect_error(
-    eval(as.call(list(runner$eval_in_script, quote(quote(Sys.getenv("HOME"))))), script_env),
-    "'Sys.getenv' is not available in jube-r, not even inside code a package"
-  )
-})
-case("...the S3 methods forecast registers in stats' table are the patched ones", {
-  expect_identical(getS3method("residuals", "ARFIMA"), get("residuals.ARFIMA", envir = asNamespace("forecast")))
-  for (name in runner$forecast_script_evaluators) {
-    expect_true(!("eval.parent" %in% all.names(body(get(name, envir = asNamespace("forecast"))))))
-  }
+case("data.table's within() method runs from the script", {
+  in_script("wdt <- data.table::data.table(a = 1:3, b = 4:6)")
+  expect_identical(in_script("within(wdt, { c <- a * 2; rm(a) })")$c, c(2, 4, 6))
 })

@@ -17,6 +17,31 @@ case("every forbidden name is a stub that refuses with a classed error", {
 for (text in c("stats:::median(1)", "base:::system('id')")) {
   case(sprintf("::: refuses %s", text), expect_error(in_script(text), "':::' is not available"))
 }
+case("::: refuses a listed internal function of a package the script may not load", {
+  expect_error(in_script("glmnet:::fid(c(1, 1), 1:2)"), "^':::' is not available in jube-r$")
+})
+glmnet_mask <- runner$make_mask(runner$compile_policy(rules, c(test_packages, "glmnet")))
+in_glmnet <- function(text) eval(str2lang(text), new.env(parent = glmnet_mask))
+real_fid <- get("fid", envir = asNamespace("glmnet"))
+case("::: answers a listed internal function, called, as a value and through `:::` called by name", {
+  expect_identical(in_glmnet("glmnet:::fid(c(1, 4, 5, 6), 1:5)"), real_fid(c(1, 4, 5, 6), 1:5))
+  expect_identical(in_glmnet("glmnet:::fid"), real_fid)
+  expect_identical(in_glmnet("glmnet:::`cox.path`"), get("cox.path", envir = asNamespace("glmnet")))
+  expect_identical(in_glmnet("lapply(list(c(1, 1, 2)), glmnet:::fid, 1:3)"), list(real_fid(c(1, 1, 2), 1:3)))
+  expect_identical(in_glmnet("{ f <- glmnet:::fid; f(c(2, 2), 1:2) }"), real_fid(c(2, 2), 1:2))
+  expect_identical(in_glmnet("`:::`(\"glmnet\", \"fid\")"), real_fid)
+  expect_identical(in_glmnet("{ g <- `:::`; g(\"glmnet\", fid) }"), real_fid)
+})
+case("::: refuses every other name, naming the listed ones of that package", {
+  hint <- "Of glmnet's internal functions, a script may use only fid, cox.path, as glmnet:::name[.]$"
+  expect_error(in_glmnet("glmnet:::someOther"), paste0("^':::' is not available in jube-r[.] ", hint))
+  expect_error(in_glmnet("glmnet:::glmnet.path"), hint)
+  expect_error(in_glmnet("stats:::Pillai"), "^':::' is not available in jube-r$")
+  expect_error(in_glmnet("do.call(`:::`, list(\"stats\", \"Pillai\"))"), "^':::' is not available in jube-r$")
+  expect_error(in_glmnet("`:::`(\"glmnet\", c(\"fid\", \"x\"))"), "^':::' is not available in jube-r[.] Of glmnet")
+  expect_error(in_glmnet("`:::`(glmnet)"), "is not available in jube-r")
+  expect_identical(refused("base:::system"), "jube_forbidden_error")
+})
 case(":: refuses a package that is not allowed", {
   expect_error(in_script("callr::r"), "package 'callr' is not available")
 })

@@ -1,4 +1,4 @@
-# package-examples.R at run time: the script's example() and as.environment() refuse what only a
+# package-examples.R at run time: the script's example() refuses what only a
 # value shows, whatever the re-validation saw (here nothing checks the script first).
 use_script_sandbox()
 quietly <- function(expr) {
@@ -35,15 +35,6 @@ case("example() of a topic without help warns, as utils::example() does", {
 })
 case("utils::example is the script's example()", {
   expect_error(in_script("utils::example('system', package = 'base')"), "was not run")
-})
-case("as.environment() makes an environment of a list or data frame only", {
-  e <- in_script("as.environment(list(a = 1))")
-  expect_identical(c(is.environment(e), identical(parent.env(e), emptyenv()), e$a), c(TRUE, TRUE, 1))
-  expect_error(in_script("as.environment(1)"), "anything but a list or data frame")
-  expect_error(in_script("as.environment('package:base')"), "anything but a list or data frame")
-  expect_error(in_script("as.environment(-1L)"), "anything but a list or data frame")
-  expect_error(in_script("as.environment(new.env())"), "anything but a list or data frame")
-  expect_error(in_script("base::as.environment(list())"), "not available")
 })
 case("example() handed to package code refuses to run in that package's frame", {
   example_fn <- runner$safe_example(policy)

@@ -3,7 +3,7 @@
 runner <- load_runner()
 policy <- runner$compile_policy(rules, test_packages)
 
-case("nearest_packages: within three edits and one more than the nearest, case-insensitive, nearest first, at most three", {
+case("nearest_packages: within three edits and one past the nearest, case-insensitive, nearest first, at most three", {
   expect_identical(runner$nearest_packages("dplr", test_packages), "dplyr")
   expect_identical(runner$nearest_packages("DPLYR", c("tidyr", "dplyr")), "dplyr")
   expect_identical(runner$nearest_packages("dplr", c("xml2", "dplyr")), "dplyr")

@@ -39,13 +39,51 @@ rule_table("blocked_operator",
   )
 )
 
+# packages.internalFunctions: pkg:::name of a listed internal function of a package the script may load.
+glmnet_policy <- runner$compile_policy(rules, c(test_packages, "glmnet"))
+glmnet_errors <- function(text) {
+  only <- c("blocked_operator", "namespace_package")
+  checked <- runner$check_script(script_file(text), glmnet_policy, list(), only = only)
+  vapply(checked$errors, function(e) paste0(e$code, ":", e$symbol), "")
+}
+for (text in c(
+  "glmnet:::fid(c(1, 4, 5, 6), 1:5)", "fit <- glmnet:::cox.path(x, y)", "lapply(xs, glmnet:::fid, 1:5)",
+  "glmnet:::\"fid\"(x, 1)", "\"glmnet\":::fid", "glmnet:::`cox.path`", "glmnet:::`f\\x69d`", "x |> glmnet:::fid(1:5)"
+)) {
+  case(sprintf("blocked_operator allows the listed internal function in %s", text), {
+    expect_identical(glmnet_errors(text), character())
+  })
+}
+refused_internals <- c(
+  "stats:::Pillai", "glmnet:::someOther", "glmnet:::glmnet.path(x, y)", "glmnet:::`fid2`", "stats:::fid"
+)
+for (text in refused_internals) {
+  case(sprintf("blocked_operator refuses %s", text), expect_identical(glmnet_errors(text), "BLOCKED_OPERATOR::::"))
+}
+case("blocked_operator refuses a listed name of a package the script may not load", {
+  expect_identical(errors_of("glmnet:::fid(1, 1)", c("blocked_operator", "namespace_package")),
+    c("PACKAGE_NOT_ALLOWED:glmnet", "BLOCKED_OPERATOR::::"))
+})
+case("a refused ::: names the listed internal functions of its package, and nothing for another", {
+  refusal <- function(text) {
+    runner$check_script(script_file(text), glmnet_policy, list(), only = "blocked_operator")$errors[[1L]]$message
+  }
+  expect_identical(refusal("glmnet:::someOther"), paste(
+    "the operator ':::' is not allowed. Of glmnet's internal functions, a script may use only fid, cox.path,",
+    "as glmnet:::name."
+  ))
+  expect_identical(refusal("stats:::Pillai"), "the operator ':::' is not allowed")
+})
+
 rule_table("namespace_package",
   allowed = c("stats::median(1)", "dplyr::filter", "`data.table`::fread"),
   refused = list("evilpkg::f()" = "PACKAGE_NOT_ALLOWED:evilpkg", "callr::r(f)" = "PACKAGE_NOT_ALLOWED:callr")
 )
 
 rule_table("string_as_name",
-  allowed = c("paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')", "f <- stats::'median'"),
+  allowed = c(
+    "paste('system')", "x <- 'system'", "lapply(x, 'mean')", "c(fun_name = 'system')", "f <- stats::'median'"
+  ),
   refused = list(
     "'system'('id')" = "FORBIDDEN_STRING_FUNCTION:system",
     "'mean'(1)" = "FORBIDDEN_STRING_FUNCTION:mean",

@@ -18,6 +18,31 @@ describe('check blocked-operator', () => {
       expect(await errorsOf(script)).toContain(`BLOCKED_OPERATOR:${op}`);
     });
 
+    it.each([
+      ['an unlisted internal function of a package with listed ones', 'glmnet:::someOther(x)'],
+      ['glmnet.path, which evaluates its family\'s initialize expression', 'glmnet:::glmnet.path(x, y)'],
+      ['a listed name of another package', 'stats:::fid(1, 2)'],
+      ['an unlisted internal function as a value', 'f <- glmnet:::cox.fit'],
+      ['a near miss of a listed name', 'glmnet:::`fid2`'],
+    ])('rejects ::: of %s', async (_, script) => {
+      expect(await errorsOf(script)).toEqual(['BLOCKED_OPERATOR::::']);
+    });
+
+    it('rejects a listed name of a package the script may not load, with the package finding too', async () => {
+      expect(await errorsOf('evilpkg:::fid(1)')).toEqual(['PACKAGE_NOT_ALLOWED:evilpkg', 'BLOCKED_OPERATOR::::']);
+    });
+
+    it('names the listed internal functions of the package, in the wording the R re-validation uses too', async () => {
+      // test/runner/r/test-internal-functions.R asserts the same sentence on the R side.
+      const hint = " Of glmnet's internal functions, a script may use only fid, cox.path, as glmnet:::name.";
+      const message = (await validate('glmnet:::someOther')).errors[0]?.message;
+      expect(message).toBe(
+        'The operator `:::` is not allowed: Reaches unexported internals of any package; the exported API is what the allow-list audits. ' +
+          `Instead, use the exported function with pkg::name.${hint}`,
+      );
+      expect((await validate('stats:::Pillai')).errors[0]?.message).toMatch(/Instead, use the exported function with pkg::name\.$/);
+    });
+
     it('advises a working alternative, from the rules', async () => {
       const { loadRules } = await import('../../../../layers/rules/rules.ts');
       const advice = loadRules().relaxations.superassignment.advice;
@@ -50,6 +75,12 @@ describe('check blocked-operator', () => {
       ['a closure in base::local()', 'counter <- base::local({ i <- 0; function() { i <<- i + 1; i } })'],
       ['a local() inside the function that binds it', 'f <- function() { i <- 0; local({ i <<- 1 }); i }'],
       ['a binding made by a for loop', 'f <- function() { for (i in 1:3) NULL; function() i <<- 0 }'],
+      ['a listed internal function, called', 'glmnet:::fid(c(1, 4, 5, 6), 1:5)'],
+      ['another listed internal function', 'fit <- glmnet:::cox.path(x, jsurv)'],
+      ['a listed internal function as a value', 'lapply(xs, glmnet:::fid, 1:5)'],
+      ['a listed internal function piped into', 'x |> glmnet:::fid(1:5)'],
+      ['a listed internal function named by strings', '"glmnet":::"fid"'],
+      ['a listed internal function backquoted, escapes decoded', 'glmnet:::`f\\x69d`'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });

@@ -106,9 +106,30 @@ describe('check namespace-package', () => {
       ['rlang::abort, warn, inform', 'f <- function(x) if (x < 0) rlang::abort("negative") else rlang::inform("ok")'],
       ['rlang\'s null default', 'x <- NULL %||% 1\ny <- rlang::`%||%`(NULL, 2)'],
       ['rlang type predicates', 'ok <- rlang::is_string("a") && rlang::is_character("b") && !rlang::is_null(1) && rlang::is_true(TRUE)'],
+      ['a listed internal function of an allowed package (packages.internalFunctions)', 'glmnet:::fid(c(1, 4, 5, 6), 1:5)'],
+      ['a listed internal function as a value', 'lapply(xs, glmnet:::fid, 1:5)'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });
+  });
+});
+
+describe('internal functions (packages.internalFunctions)', () => {
+  it('are listed only for packages a script may load, each name once', async () => {
+    const { loadRules, allowedPackages } = await import('../../../../layers/rules/rules.ts');
+    const { loadManifest } = await import('../../../../layers/packages/manifest.ts');
+    const { manifestPackages } = await import('../../../../layers/validator/package-lists.ts');
+    const rules = loadRules();
+    const allowed = allowedPackages(rules, manifestPackages(loadManifest()).declaredPackages);
+    for (const p of rules.packages.internalFunctions.packages) {
+      expect(allowed.has(p.name), p.name).toBe(true);
+      const names = p.groups.flatMap((g) => g.names);
+      expect(new Set(names).size, p.name).toBe(names.length);
+    }
+  });
+
+  it('an unlisted internal function of an allowed package is the blocked-operator check\'s, not a package finding', async () => {
+    expect(await errorsOf('glmnet:::someOther(1)')).toEqual(['BLOCKED_OPERATOR::::']);
   });
 });
 
