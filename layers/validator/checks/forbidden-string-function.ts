@@ -30,7 +30,7 @@ const namespaceOf = (visit: Visit): string => visit.node().parent?.childForField
 const callByName = (name: string): string => (/^[A-Za-z.][A-Za-z0-9._]*$/.test(name) && !/^\.[0-9]/.test(name) ? name : `\`${name}\``);
 
 export const forbiddenStringFunction: Check = {
-  summary: 'Rejects a string naming a forbidden function where R would resolve it to that function.',
+  summary: 'Rejects a string called as a function, and a string naming a forbidden function where R would resolve it to that function.',
   nodeTypes: [NodeKind.string],
   interest: (rules) => ({ names: rules.forbidden.keys(), strings: calledString }),
   visit(visit, findings) {
