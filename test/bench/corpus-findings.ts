@@ -22,6 +22,7 @@ export const CORPUS_NECESSITIES: Readonly<Record<string, string>> = {
   'FORBIDDEN_SYMBOL readRDS': 'deserialization: an RDS can carry code (CVE-2024-27322)',
   'FORBIDDEN_SYMBOL unserialize': 'deserialization: can rebuild closures and promises (CVE-2024-27322); the capsule also fences unserialize in C',
   'FORBIDDEN_SYMBOL unserializeJSON': 'deserialization: jsonlite\'s serializeJSON format rebuilds any R object, closures and environments included (CVE-2024-27322)',
+  'FORBIDDEN_SYMBOL xml_unserialize': 'deserialization: xml2\'s xml_unserialize() calls base unserialize() on the file or connection it is given, which rebuilds any R object (CVE-2024-27322)',
   'FORBIDDEN_SYMBOL url': 'network: opens a URL (jsonlite\'s stream_in example reads httpbin.org); the execute runtime has no egress and a script must not try',
   'FORBIDDEN_SYMBOL parse': 'codeFromText: turns text into code',
   'FORBIDDEN_SYMBOL parent.frame': 'environments: hands out the caller\'s frame',
