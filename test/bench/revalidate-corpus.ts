@@ -1,8 +1,10 @@
 /**
  * The runner's re-validation in R alone (r-image/runner's check_script, loaded as runner.R loads
  * its parts), over every file of a corpus in one Rscript: what the runner would find on each
- * script after the TypeScript validator. Used by the corpus tests (test/runner/vignette-corpus.test.ts,
- * test/runner/example-corpus.test.ts) to assert that both validators find the same.
+ * script after the TypeScript validator (a script the check itself fails on gets one finding,
+ * R_CHECK_ERROR). Used by the corpus tests (test/runner/vignette-corpus.test.ts,
+ * test/runner/example-corpus.test.ts) and the differential test (test/runner/validator-differential.test.ts)
+ * to assert that both validators find the same.
  */
 import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
@@ -28,7 +30,8 @@ for (part in parts) for (expr in parse(file.path(runner_dir, part), keep.source 
 rules <- jsonlite::fromJSON(file.path(repo, "layers", "rules", "script-rules.json"), simplifyVector = FALSE)
 policy <- runner$compile_policy(rules, input$allowed)
 out <- lapply(input$scripts, function(s) {
-  errors <- runner$check_script(s$file, policy, s$symbols)$errors
+  errors <- tryCatch(runner$check_script(s$file, policy, s$symbols)$errors,
+    error = function(e) list(list(code = "R_CHECK_ERROR", message = conditionMessage(e))))
   lapply(errors, function(e) list(code = e$code, symbol = if (is.null(e$symbol)) NULL else e$symbol, message = e$message))
 })
 cat(jsonlite::toJSON(out, auto_unbox = TRUE, null = "null"))

@@ -102,7 +102,10 @@ describe.each([
   it('with the capsule a script cannot fork at all', async () => {
     const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))');
     expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('unable to fork') });
-    expect(h.reports.at(-1)!.group?.killed ?? []).toEqual([]);
+    // No child to outlive the call. (`killed` may hold the run's own processes still exiting when the
+    // group is ended, as bwrap's do on a loaded machine: the error above is what shows no fork happened.)
+    const group = h.reports.at(-1)!.group;
+    expect([...(group?.survivors ?? []), ...(group?.escaped ?? [])]).toEqual([]);
   });
 
   it('without the capsule a background mcparallel child does not survive the call', async () => {

@@ -9,21 +9,17 @@
  * lines (wrapped in a function, piped, qualified, passed as a value, named by a string,
  * backquoted, guarded...). The R side checks every snippet in one Rscript.
  */
-import { execa } from 'execa';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
-import { getParser } from '../../layers/parser/tree-sitter.ts';
 import { allowedPackages, forbiddenSymbolIndex, loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
+import { revalidateCorpus } from '../bench/revalidate-corpus.ts';
 import { REPLACEMENT_SHAPES, SHAPES, seeds } from '../unit/validator/hostile-shapes.ts';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 // ---- the snippets ------------------------------------------------------------------------------
 interface Snippet {
@@ -291,62 +287,27 @@ const snippets: Snippet[] = [...relaxationSnippets, ...hostileSnippets, ...benig
  */
 const KNOWN_DISAGREEMENTS: readonly { readonly script: string; readonly why: string }[] = [];
 
-// ---- the R side: every snippet in one Rscript ----------------------------------------------------
-// The runner's re-validation alone, loaded as runner.R loads its parts (the vignette corpus test's
-// shape), with every rule, the parser agreement included.
-const REVALIDATE = String.raw`
-args <- commandArgs(TRUE)
-repo <- args[1]
-input <- jsonlite::fromJSON(args[2], simplifyVector = FALSE)
-runner_dir <- file.path(repo, "r-image", "runner")
-pd <- utils::getParseData(parse(file.path(runner_dir, "runner.R"), keep.source = TRUE))
-strings <- pd$text[pd$token == "STR_CONST"]
-parts <- sub("^\"(.*)\"$", "\\1", strings[grepl("^\"[a-z-]+[.]R\"$", strings)])
-runner <- new.env(parent = baseenv())
-runner$runner_dir <- runner_dir
-for (part in parts) for (expr in parse(file.path(runner_dir, part), keep.source = FALSE, encoding = "UTF-8")) eval(expr, runner)
-rules <- jsonlite::fromJSON(file.path(repo, "layers", "rules", "script-rules.json"), simplifyVector = FALSE)
-policy <- runner$compile_policy(rules, input$allowed)
-out <- lapply(input$scripts, function(s) {
-  errors <- tryCatch(runner$check_script(s$file, policy, s$symbols)$errors,
-    error = function(e) list(list(code = "R_CHECK_ERROR", symbol = conditionMessage(e))))
-  vapply(errors, function(e) if (is.null(e$symbol)) e$code else paste0(e$code, ":", e$symbol), "")
-})
-cat(jsonlite::toJSON(out))
-`;
-
+// ---- the R side: every snippet in one Rscript, with every rule, the parser agreement included ----
 const scratch = mkdtempSync(join(tmpdir(), 'jube-validator-differential-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const manifest = loadManifest();
 const loadable = allowedPackages(rules, manifest.declared);
 const validate = await loadValidator({ rules, ...manifestPackages(manifest) });
-const parser = await getParser();
 
 const started = performance.now();
 const tsKeys = snippets.map((s) => validate(s.script).errors.map((e) => (e.symbol === undefined ? e.code : `${e.code}:${e.symbol}`)));
 const tsMs = performance.now() - started;
 
-writeFileSync(join(scratch, 'revalidate.R'), REVALIDATE);
-writeFileSync(
-  join(scratch, 'input.json'),
-  JSON.stringify({
-    allowed: [...loadable].sort(),
-    scripts: snippets.map((s, i) => {
-      const file = join(scratch, `snippet-${i}.R`);
-      writeFileSync(file, s.script);
-      return { file, symbols: treeSitterSymbols(parser, s.script, 5000) ?? null };
-    }),
-  }),
-);
-const rStarted = performance.now();
-const revalidated = await execa('Rscript', ['--vanilla', join(scratch, 'revalidate.R'), repo, join(scratch, 'input.json')], {
-  reject: false,
-  timeout: 120_000,
-  cwd: scratch,
+const scripts = snippets.map((s, i) => {
+  const file = join(scratch, `snippet-${i}.R`);
+  writeFileSync(file, s.script);
+  return { file, text: s.script };
 });
+const rStarted = performance.now();
+const revalidated = await revalidateCorpus(scratch, scripts, loadable);
 const rMs = performance.now() - rStarted;
-const rKeys = JSON.parse(revalidated.stdout || '[]') as string[][];
+const rKeys = revalidated.findings.map((fs) => fs.map((f) => (f.symbol === undefined ? f.code : `${f.code}:${f.symbol}`)));
 
 const keySet = (keys: readonly string[] | undefined): string[] => [...new Set(keys ?? [])].sort();
 const disagreements = snippets
