@@ -33,6 +33,8 @@ export const ScriptRulesSchema = z.strictObject({
     allowedDependencies: z.strictObject({
       why: z.string().min(1),
       groups: z.array(z.strictObject({ why: z.string().min(1), names: z.array(z.string().min(1)).min(1) })).min(1),
+      /** Installed dependencies a script may not load -> what to write instead (a rejection says it). */
+      insteadOf: z.record(z.string().min(1), z.string().min(1)),
     }),
     /** `pkg::name` functions that load the packages they ask about (rlang::is_installed): held to the loaders' rules. */
     packageQueries: z.strictObject({

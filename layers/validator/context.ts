@@ -55,6 +55,8 @@ export interface CompiledRules {
   readonly blockedPackages: ReadonlyMap<string, string>;
   /** A meta-package's name -> the packages it attaches (script-rules.json packages.metaPackages). */
   readonly metaPackages: ReadonlyMap<string, readonly string[]>;
+  /** An installed dependency a script may not load -> what to write instead (packages.allowedDependencies.insteadOf). */
+  readonly dependencyAdvice: ReadonlyMap<string, string>;
   /** A blocked package -> the exports a script may still call as `pkg::name` (packages.namedExports). */
   readonly namedExports: ReadonlyMap<string, ReadonlySet<string>>;
   /** A package the script may load -> the internal functions it may reach as `pkg:::name` (packages.internalFunctions). */
@@ -146,6 +148,7 @@ export function compileRules(
     allowedPackages: allowed,
     blockedPackages: new Map(rules.packages.blocked.map((p) => [p.name, p.why])),
     metaPackages: new Map(rules.packages.metaPackages.map((p) => [p.name, p.members])),
+    dependencyAdvice: new Map(Object.entries(rules.packages.allowedDependencies.insteadOf)),
     namedExports: namedExports(rules),
     internalFunctions: internalFunctions(rules, allowed),
     refusedExports: new Map(

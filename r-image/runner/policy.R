@@ -33,6 +33,7 @@ compile_policy <- function(rules, allowed_packages) {
       lapply(rules$packages$metaPackages, function(m) strings(m$members)),
       vapply(rules$packages$metaPackages, function(m) m$name, character(1))
     ),
+    dependency_advice = unlist(rules$packages$allowedDependencies$insteadOf),
     package_queries = strings(rules$packages$packageQueries$functions),
     package_query_args = strings(rules$packages$packageQueries$allowedNamedArguments),
     named_exports = stats::setNames(

@@ -26,7 +26,10 @@ package_unavailable <- function(pkg, policy) {
   hint <- if (length(near) > 0L) sprintf(" Did you mean %s?", paste0("'", near, "'", collapse = ", ")) else ""
   # The library here is the one the manifest's installed list was read from.
   why <- if (length(find.package(pkg, quiet = TRUE)) > 0L) dependency_only else ""
-  sprintf("Package '%s' is not available in jube-r.%s%s GET /packages lists every installed package.", pkg, why, hint)
+  advice <- policy$dependency_advice[pkg]
+  instead <- if (is.null(advice) || is.na(advice)) "" else sprintf(" Instead: %s.", advice)
+  sprintf("Package '%s' is not available in jube-r.%s%s%s GET /packages lists every installed package.", pkg, why,
+    instead, hint)
 }
 
 # A meta-package (the tidyverse): the installed members to load instead, and the others.

@@ -296,3 +296,17 @@ describe('their refused neighbours: refused by both, with the same codes', () =>
     expect(atRuntime).toEqual(statically);
   });
 });
+
+describe('what a refused dependency\'s rejection says to write instead passes both and runs (packages.allowedDependencies.insteadOf)', () => {
+  it.each([
+    ['magrittr', 'library(dplyr)\nx <- mtcars %>% head(3)\nx <- x %>% mutate(k = 1)\nc(with(x, sum(k)), nrow(x |> head(1)))', [3, 1]],
+    ['glue', 'library(stringr)\nn <- 3\nas.character(str_glue("{n} rows"))', '3 rows'],
+    ['tidyselect', 'library(dplyr)\nnames(select(mtcars, starts_with("d"), any_of("qsec")))', ['disp', 'drat', 'qsec']],
+  ])('%s', async (pkg, script, value) => {
+    expect((await (await validator)(`library(${pkg})`)).errors[0]?.message).toContain('Instead: ');
+    const { statically, atRuntime, response } = await verdicts(script);
+    expect(statically).toEqual([]);
+    expect(atRuntime).toEqual([]);
+    expect(response).toMatchObject({ status: 'ok', value: { json: value } });
+  });
+});

@@ -9,8 +9,10 @@ export const DEPENDENCY_ONLY = ' It is installed only as a dependency of the pac
 export const SUGGESTED_PACKAGES = 3;
 
 /**
- * A blocked package says why; any other unavailable one names the nearest packages a script may
- * load (installed and allowed; by edit distance, case-insensitive) and points at GET /packages.
+ * A blocked package says why; any other unavailable one says what to write instead where the rules
+ * know (packages.allowedDependencies.insteadOf: magrittr's pipe comes with dplyr), names the nearest
+ * packages a script may load (installed and allowed; by edit distance, case-insensitive) and points
+ * at GET /packages.
  * r-image/runner/revalidate-packages.R words the same rejection the same way; each side's tests
  * (namespace-package.test.ts, test/runner/r/test-revalidate-packages.R) assert the same sentences.
  */
@@ -23,7 +25,9 @@ export function packageNotAllowedMessage(name: string, rules: CompiledRules): st
   const near = nearest(name, loadable, SUGGESTED_PACKAGES);
   const hint = near.length > 0 ? ` Did you mean ${near.map((p) => `'${p}'`).join(', ')}?` : '';
   const why = rules.installedPackages.has(name) ? DEPENDENCY_ONLY : '';
-  return `Package '${name}' is not available in jube-r.${why}${hint} GET /packages lists every installed package.`;
+  const advice = rules.dependencyAdvice.get(name);
+  const instead = advice === undefined ? '' : ` Instead: ${advice}.`;
+  return `Package '${name}' is not available in jube-r.${why}${instead}${hint} GET /packages lists every installed package.`;
 }
 
 /**

@@ -161,4 +161,21 @@ describe('allowed dependencies', () => {
       new RegExp(`^Package '${pkg}' is not available in jube-r\\. It is installed only as a dependency of the packages a script may load, not for scripts to load themselves\\.`),
     );
   });
+
+  it('says what to write instead of a refused dependency the rules advise on, in the wording the R re-validation uses too', async () => {
+    // test/runner/r/test-revalidate-packages.R asserts the same sentence on the R side.
+    expect((await validate('library(magrittr)')).errors[0]?.message).toBe(
+      "Package 'magrittr' is not available in jube-r. It is installed only as a dependency of the packages a script may load, not for scripts to load themselves. " +
+        'Instead: its pipe %>% comes with dplyr, tidyr and purrr (library(dplyr)), and R has |> built in; for %$% use with(df, expr), ' +
+        'for %<>% assign back (x <- x %>% f()). GET /packages lists every installed package.',
+    );
+  });
+
+  it('advises only on packages a script may not load (else the advice would never show)', async () => {
+    const { allowedPackages, loadRules } = await import('../../../../layers/rules/rules.ts');
+    const { loadManifest } = await import('../../../../layers/packages/manifest.ts');
+    const rules = loadRules();
+    const loadable = allowedPackages(rules, loadManifest().declared);
+    expect(Object.keys(rules.packages.allowedDependencies.insteadOf).filter((p) => loadable.has(p))).toEqual([]);
+  });
 });
