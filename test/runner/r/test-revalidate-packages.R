@@ -22,14 +22,14 @@ case("the message names the nearest packages and points at GET /packages", {
   message <- runner$package_unavailable("zzzzqqqq", policy)
   expect_true(grepl("^Package 'zzzzqqqq' is not available in jube-r[.] GET /packages", message))
 })
-case("a refused dependency the rules advise on says what to write instead, word for word as the TypeScript validator does", {
+case("a refused dependency the rules advise on says what to write instead, as the TypeScript validator does", {
   expect_identical(
     runner$package_unavailable("magrittr", policy),
     paste(
-      "Package 'magrittr' is not available in jube-r. It is installed only as a dependency of the packages a script may",
-      "load, not for scripts to load themselves. Instead: its pipe %>% comes with dplyr, tidyr and purrr (library(dplyr)),",
-      "and R has |> built in; for %$% use with(df, expr), for %<>% assign back (x <- x %>% f()).",
-      "GET /packages lists every installed package."
+      "Package 'magrittr' is not available in jube-r. It is installed only as a dependency of the packages",
+      "a script may load, not for scripts to load themselves. Instead: its pipe %>% comes with dplyr, tidyr",
+      "and purrr (library(dplyr)), and R has |> built in; for %$% use with(df, expr), for %<>% assign back",
+      "(x <- x %>% f()). GET /packages lists every installed package."
     )
   )
 })
