@@ -176,6 +176,25 @@ export function dataNameUse(visit: Visit, name: string, findings: Findings): boo
 }
 
 /**
+ * Whether a package loader or options() read as a value (functionValueName) stands as data, not as
+ * the function handed around: true when it does, undefined when no relaxation applies, else why
+ * the column use was withdrawn. A column use (columnUse: an operand of a column operator, the
+ * whole value of an argument of a column function) for every such name: an operator never calls
+ * its operand and a column function takes data, so neither reaches the loader. The data names
+ * (dataNameUse) only with `dataNames`, for options(): the mask's options() checks every setting
+ * it is given, however it is reached, so a script binding `options` reads its own value. Not for
+ * the loaders, which the runtime does not check again: a binding elsewhere in the script
+ * (`lapply(pkgs, library, character.only = TRUE); library <- "x"`) or a data call that calls its
+ * argument (aggregate()) would hand the real loader over.
+ */
+export function functionValueAsData(visit: Visit, name: string, findings: Findings, dataNames: boolean): true | string | undefined {
+  if (dataNames && dataNameUse(visit, name, findings)) return true;
+  const use = columnUse(visit, findings.rules);
+  if (use === undefined) return undefined;
+  return columnUseWithdrawn(use, visit, findings) ?? true;
+}
+
+/**
  * Why a call of attach() (`relaxations.attachedFrames`) is not `attach(df)` of a frame named by a
  * variable, with at most the listed arguments given a literal TRUE or FALSE, or undefined. The
  * runtime's attach() checks that the value is a data frame of atomic columns.

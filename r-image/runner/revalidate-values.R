@@ -5,29 +5,45 @@
 # (checks/formula-string.ts).
 
 # A loader or options() as a value (`lapply(pkgs, library)`, `do.call("options", l)`): the call checks
-# would not see its arguments.
+# would not see its arguments. Not where it is read as data (value_as_data).
 check_function_value <- function(parsed, i, policy, add) {
   name <- token_values(parsed)[[i]]
   if (!(name %in% policy$loaders || name %in% policy$option_functions)) return(invisible())
+  data <- NULL
   if (parsed$tokens$token[[i]] == "STR_CONST") {
     if (parsed$next_token[[i]] == "'('" || !string_passed_as_function(parsed, i, policy)) return(invisible())
   } else {
     if (parsed$previous_token[[i]] %in% c("'$'", "'@'")) return(invisible())
     parent <- parsed$tokens$parent[[i]]
     if (pd_row(parsed$pd, parent)$token == "forcond" || assigned_side(parsed$pd, parent)) return(invisible())
+    data <- value_as_data(parsed, i, name, policy)
+    if (isTRUE(data)) return(invisible())
   }
   line <- parsed$tokens$line1[[i]]
   col <- parsed$tokens$col1[[i]]
+  why <- if (is.character(data)) sprintf("; as a column it would be allowed here, but %s", data) else ""
   if (name %in% policy$loaders) {
     add("PACKAGE_LOADER_ARGUMENT", sprintf(
-      "%s may only be called directly with a literal package name (e.g. %s(dplyr)), not passed around as a value",
-      name, name
+      "%s may only be called directly with a literal package name (e.g. %s(dplyr)), not passed around as a value%s",
+      name, name, why
     ), line, col, name)
   } else if (name %in% policy$option_functions) {
     add("OPTION_NOT_ALLOWED", sprintf(
-      "call %s() directly with named settings, e.g. %s(digits = 3); it cannot be passed as a value", name, name
+      "call %s() directly with named settings, e.g. %s(digits = 3); it cannot be passed as a value%s", name, name, why
     ), line, col, name)
   }
+}
+
+# TRUE when the loader or options() SYMBOL at i is read as data, NULL when not, or why its column use
+# was withdrawn (functionValueAsData in relaxations.ts): a column use for every such name, a data name
+# (data_name_use) for options() only, whose runtime version checks every setting it is given.
+value_as_data <- function(parsed, i, name, policy) {
+  if (name %in% policy$option_functions && data_name_use(parsed, i, name, policy)) return(TRUE)
+  use <- column_use(parsed, i, policy)
+  if (is.null(use)) return(NULL)
+  receivers <- if (use == "argument") column_receivers(parsed, i, policy) else character()
+  withdrawn <- column_use_withdrawn(parsed, use, policy, receivers)
+  if (is.null(withdrawn)) TRUE else withdrawn
 }
 
 # The callee of an assignment's target, or of a call or index on the way to it (`body(f)[[1]] <- v` calls

@@ -53,4 +53,22 @@ describe('execute handler: the relaxations at run time', () => {
       '3 3 \n42 FALSE \n[1] 3.14\n[1] 3.141593\nmpg ~ wt + hp mpg ~ wt \nstop("never evaluated")\n[1] 1\n',
     );
   });
+
+  it('runs scripts whose columns and variables are named like a loader or options()', async () => {
+    // filter() reads the column; the script's own `options` is its vector, and the mask's options() still works.
+    const script = [
+      'library(dplyr)',
+      'd <- data.frame(library = c("a", "b"))',
+      'print(nrow(filter(d, library == "a")))',
+      'options <- c("call", "put")',
+      'print(length(options))',
+      'print(options)',
+      'op <- options(digits = 3)',
+      'print(pi)',
+    ].join('\n');
+    const response = await h.run(script, { timeoutSeconds: 20 });
+    expect(response.error).toBeNull();
+    expect(response.status).toBe('ok');
+    expect(response.consoleOutput).toBe('[1] 1\n[1] 2\n[1] "call" "put" \n[1] 3.14\n');
+  });
 });

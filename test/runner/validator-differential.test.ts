@@ -191,6 +191,11 @@ const LINES: readonly Line[] = [
   { text: '`\\x73um`(1:3)\n"\\x73um"' },
   { text: 'lapply(1:3, "\\163um")\nsapply(1:3, "\\56libPaths")' },
   { text: 'f <- function(x) {\n\tif (x > 1) {\n\t\tsapply(x, "\\56Call")\n\t}\n}' },
+  // Loaders and options(): called, passed as values (refused), and their names read as data or columns.
+  { pkg: 'base', fn: 'library', args: 'dplyr' },
+  { lhs: 'ok <- ', pkg: 'base', fn: 'requireNamespace', args: '"stringr", quietly = TRUE' },
+  { lhs: 'op <- ', pkg: 'base', fn: 'options', args: 'digits = 3' },
+  { setup: 'library(dplyr)', text: 'd <- data.frame(library = c("a", "b"))\nout <- filter(d, library == "a")\noptions <- c("call", "put")\nn <- length(options)' },
 ];
 
 const base = (l: Line): string => l.setup ?? '';

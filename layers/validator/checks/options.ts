@@ -3,13 +3,14 @@
  * code later or weaken limits, and an unnamed non-string argument (a list built elsewhere) could
  * carry any of them past this check. One exception (the rules' relaxations.savedOptions):
  * `options(op)` where every binding of `op` in the script is `op <- options(...)`, so it holds only
- * values options() had before. options() used as a value is refused too.
+ * values options() had before. options() used as a value is refused too, but not read as data: a
+ * variable of the script or a column (`options <- c("call", "put")`; functionValueAsData).
  */
 import { NodeKind, functionValueName, literalName, operatorOf } from '../context.ts';
 import type { Node } from 'web-tree-sitter';
 import type { Check, Findings, Visit } from '../context.ts';
 import { decodeName } from '../r-strings.ts';
-import { insideScope } from '../relaxations.ts';
+import { functionValueAsData, insideScope } from '../relaxations.ts';
 
 export const optionsCheck: Check = {
   summary: 'options() only by name, and never the denied option names.',
@@ -63,7 +64,10 @@ export const optionsCheck: Check = {
     const name = functionValueName(visit, findings.rules);
     if (name === undefined) return;
     if (!optionFunctions.has(name)) return;
-    findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.`, name);
+    const data = functionValueAsData(visit, name, findings, true);
+    if (data === true) return;
+    const why = data === undefined ? '' : ` As a column it would be allowed here, but ${data}.`;
+    findings.error('OPTION_NOT_ALLOWED', `Call ${name}() directly with named settings, e.g. ${name}(digits = 3); it cannot be passed as a value.${why}`, name);
   },
 };
 

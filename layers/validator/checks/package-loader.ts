@@ -2,13 +2,15 @@
  * library()/require()/requireNamespace()/loadNamespace()/attachNamespace() may load one allowed
  * package named literally, with only harmless named arguments: `lib.loc` would load code from a
  * writable directory and `character.only` or a variable would hide the name from this check.
- * A loader used as a value (`lapply(pkgs, library, character.only = TRUE)`) hides it as well.
+ * A loader used as a value (`lapply(pkgs, library, character.only = TRUE)`) hides it as well,
+ * except read as a column (`filter(d, library == "a")`; functionValueAsData in relaxations.ts).
  */
 import type { Node } from 'web-tree-sitter';
 import { NodeKind, functionValueName, literalName } from '../context.ts';
 import type { Check, Findings } from '../context.ts';
 import { packageArguments } from './package-argument.ts';
 import { packageNotAllowedMessage } from './packages.ts';
+import { functionValueAsData } from '../relaxations.ts';
 
 /** The argument a loader takes the package from, by its formal name. */
 const PACKAGE_ARGUMENTS: ReadonlySet<string> = new Set(['package', 'ns']);
@@ -61,9 +63,12 @@ export const packageLoader: Check = {
     const name = functionValueName(visit, findings.rules);
     if (name === undefined) return;
     if (!loaders.has(name)) return;
+    const data = functionValueAsData(visit, name, findings, false);
+    if (data === true) return;
+    const why = data === undefined ? '' : ` As a column it would be allowed here, but ${data}: rename that, or write .data$${name}.`;
     findings.error(
       'PACKAGE_LOADER_ARGUMENT',
-      `${name} may only be called directly with a literal package name (e.g. ${name}(dplyr)), not passed around as a value.`,
+      `${name} may only be called directly with a literal package name (e.g. ${name}(dplyr)), not passed around as a value.${why}`,
       name,
     );
   },

@@ -17,6 +17,10 @@ describe('check options', () => {
       ['a saved list restored inside with()', 'op <- options(digits = 3)\nwith(l, options(op))', 'OPTION_NOT_ALLOWED:options'],
       ['options passed as a value', 'lapply(list(list(pager = "x")), options)', 'OPTION_NOT_ALLOWED:options'],
       ['options named as a string to an apply', 'Map("options", list(1))', 'OPTION_NOT_ALLOWED:options'],
+      ['options given to do.call', 'do.call(options, l)', 'OPTION_NOT_ALLOWED:options'],
+      ['options aliased', 'f <- options', 'OPTION_NOT_ALLOWED:options'],
+      ['options as a named function argument', 'lapply(l, FUN = options)', 'OPTION_NOT_ALLOWED:options'],
+      ['options as a column beside a redefined operator', '`==` <- function(a, b) a(b)\nfilter(d, options == "a")', 'OPTION_NOT_ALLOWED:options'],
       ['warn beyond its documented values', 'options(warn = 3)', 'OPTION_NOT_ALLOWED:warn'],
       ['warn computed', 'options(warn = w)', 'OPTION_NOT_ALLOWED:warn'],
       ['warn as a string', 'options(warn = "1")', 'OPTION_NOT_ALLOWED:warn'],
@@ -36,6 +40,10 @@ describe('check options', () => {
       ['restoring every option saved by options()', 'old <- options()\noptions(old)'],
       ['warn = -1 (options.restrictedValues)', 'options(warn = -1)'],
       ['warn = 0, 1, 2 and 2L', 'options(warn = 0)\noptions(warn = 1)\nold <- options(warn = 2)\noptions(warn = 2L)'],
+      ['a variable named options (relaxations.dataNames)', 'options <- c("call", "put")\nlength(options)\nprint(options)\nfor (o in options) cat(o)'],
+      ['a parameter named options', 'price <- function(s, options) sum(options) * s'],
+      ['options as a column', 'filter(d, options == "call")\ncount(d, options)'],
+      ['options as an argument of a call given data =', 'fit <- lm(y ~ x, data = d, weights = options)'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });

@@ -19,6 +19,15 @@ describe('check package-loader', () => {
       ['a loader passed as a value', 'lapply(pkgs, library, character.only = TRUE)', 'PACKAGE_LOADER_ARGUMENT:library'],
       ['a loader named as a string to an apply', 'sapply(pkgs, "require")', 'PACKAGE_LOADER_ARGUMENT:require'],
       ['a loader aliased', 'l <- library', 'PACKAGE_LOADER_ARGUMENT:library'],
+      ['a loader mapped', 'Map(library, pkgs)', 'PACKAGE_LOADER_ARGUMENT:library'],
+      ['a loader as a named function argument', 'lapply(pkgs, FUN = library)', 'PACKAGE_LOADER_ARGUMENT:library'],
+      ['a loader named by a string to an apply', 'sapply(x, "requireNamespace")', 'PACKAGE_LOADER_ARGUMENT:requireNamespace'],
+      // A script binding does not make a loader data: the runtime has no checking loader to fall back on.
+      ['a loader passed where the script binds the name too', 'lapply(pkgs, library, character.only = TRUE)\nlibrary <- "x"', 'PACKAGE_LOADER_ARGUMENT:library'],
+      ['a loader given to a call with data =', 'aggregate(p ~ g, data = d, library, character.only = TRUE)', 'PACKAGE_LOADER_ARGUMENT:library'],
+      ['a loader column beside a redefined operator', '`==` <- function(a, b) a(b)\nfilter(d, library == "a")', 'PACKAGE_LOADER_ARGUMENT:library'],
+      ['a loader column of a redefined column function', 'filter <- function(d, f) f("x")\nfilter(d, require)', 'PACKAGE_LOADER_ARGUMENT:require'],
+      ['a loader column inside with()', 'with(d, filter(d, library == "a"))', 'PACKAGE_LOADER_ARGUMENT:library'],
     ])('rejects %s', async (_, script, expected) => {
       expect(await errorsOf(script)).toContain(expected);
     });
@@ -33,6 +42,10 @@ describe('check package-loader', () => {
       ['requireNamespace with quietly', 'if (!requireNamespace("stringr", quietly = TRUE)) stop("missing")'],
       ['a base package', 'library(stats)'],
       ['a backquoted name', 'library(`data.table`)'],
+      ['a column named like a loader', 'library(dplyr)\nd <- data.frame(library = c("a", "b"))\nfilter(d, library == "a")'],
+      ['loader columns in column functions', 'count(d, require)\nmutate(d, n = nchar(loadNamespace))\nselect(d, cols = c(library, x))'],
+      ['a loader column as an operand', 'subset(d, requireNamespace > 1 & !attachNamespace)'],
+      ['a loader name as a field', 'd$library\nd[["require"]]'],
     ])('accepts %s', async (_, script) => {
       expect(await errorsOf(script)).toEqual([]);
     });
