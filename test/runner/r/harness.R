@@ -94,6 +94,23 @@ use_script_sandbox <- function(packages = test_packages, envir = parent.frame())
   invisible(NULL)
 }
 
+# "CODE:symbol" (or "CODE") for each error check_script reports on `text`, in the runner's order, with the
+# `runner` and `policy` of the test file (`env`).
+errors_of <- function(text, only = NULL, tree_sitter_symbols = list(), env = parent.frame()) {
+  checked <- env$runner$check_script(script_file(text), env$policy, tree_sitter_symbols, only = only)
+  vapply(checked$errors, function(e) if (is.null(e$symbol)) e$code else paste0(e$code, ":", e$symbol), "")
+}
+
+# A rule's table: every allowed text gets no error from `rule`, every refused one exactly its errors.
+rule_table <- function(rule, allowed, refused, env = parent.frame()) {
+  for (text in allowed) {
+    case(sprintf("%s allows %s", rule, text), expect_identical(errors_of(text, rule, env = env), character()))
+  }
+  for (text in names(refused)) {
+    case(sprintf("%s refuses %s", rule, text), expect_identical(errors_of(text, rule, env = env), refused[[text]]))
+  }
+}
+
 # A script's text as the file the runner reads.
 script_file <- function(text) {
   path <- tempfile(fileext = ".R")

@@ -4,17 +4,6 @@
 runner <- load_runner()
 policy <- runner$compile_policy(rules, test_packages)
 
-errors_of <- function(text, only) {
-  checked <- runner$check_script(script_file(text), policy, list(), only = only)
-  vapply(checked$errors, function(e) if (is.null(e$symbol)) e$code else paste0(e$code, ":", e$symbol), "")
-}
-rule_table <- function(rule, allowed, refused) {
-  for (text in allowed) case(sprintf("%s allows %s", rule, text), expect_identical(errors_of(text, rule), character()))
-  for (text in names(refused)) {
-    case(sprintf("%s refuses %s", rule, text), expect_identical(errors_of(text, rule), refused[[text]]))
-  }
-}
-
 rule_table("function_value",
   allowed = c(
     "library(dplyr)", "options(digits = 3)", "x$library", "list(options = 1)", "library <- 1",

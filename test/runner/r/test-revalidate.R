@@ -3,19 +3,6 @@
 runner <- load_runner()
 policy <- runner$compile_policy(rules, test_packages)
 
-# "CODE:symbol" (or "CODE") for each error, in the order the runner reports them.
-errors_of <- function(text, only = NULL, tree_sitter_symbols = list()) {
-  checked <- runner$check_script(script_file(text), policy, tree_sitter_symbols, only = only)
-  vapply(checked$errors, function(e) if (is.null(e$symbol)) e$code else paste0(e$code, ":", e$symbol), "")
-}
-
-rule_table <- function(rule, allowed, refused) {
-  for (text in allowed) case(sprintf("%s allows %s", rule, text), expect_identical(errors_of(text, rule), character()))
-  for (text in names(refused)) {
-    case(sprintf("%s refuses %s", rule, text), expect_identical(errors_of(text, rule), refused[[text]]))
-  }
-}
-
 rule_table("forbidden_symbol",
   allowed = c("x <- mean(1:3)", "x$system", "x@system", "list(system = 1)"),
   refused = list(
