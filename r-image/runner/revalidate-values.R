@@ -60,14 +60,23 @@ check_replacement_call <- function(parsed, i, policy, add) {
 # Whether the expression `id` is an assignment's target, or the first argument of a call, the object of an
 # index or the left side of `$`/`@` on the way to one (isAssignmentTarget and the walk's frame.target).
 is_assignment_target <- function(pd, id) {
+  walk_up(pd, id, function(kids, at, parent) {
+    if (assignment_side(kids, at) == "target") return(TRUE)
+    if (on_the_way_to_target(kids, at)) NA else FALSE
+  })
+}
+
+# Walks from the expression `id` up its ancestors, asking `step(kids, at, parent)` at each (`kids` the parent's
+# children, `at` where the one below stands): TRUE or FALSE ends the walk with it, NA goes on; the top is FALSE.
+walk_up <- function(pd, id, step) {
   repeat {
     parent <- pd_row(pd, id)$parent
     if (is.na(parent) || parent == 0L) return(FALSE)
     kids <- children_of(pd, parent)
     at <- match(id, kids$id)
     if (is.na(at)) return(FALSE)
-    if (assignment_side(kids, at) == "target") return(TRUE)
-    if (!on_the_way_to_target(kids, at)) return(FALSE)
+    verdict <- step(kids, at, parent)
+    if (!is.na(verdict)) return(verdict)
     id <- parent
   }
 }
@@ -152,15 +161,9 @@ check_class_value <- function(parsed, i, policy, add) {
 
 # Whether the expression `id` lies in the value of `class(x) <- value` (`oldClass`, `=`) or of structure(class = ).
 in_class_value <- function(pd, id) {
-  repeat {
-    parent <- pd_row(pd, id)$parent
-    if (is.na(parent) || parent == 0L) return(FALSE)
-    kids <- children_of(pd, parent)
-    at <- match(id, kids$id)
-    if (is.na(at)) return(FALSE)
-    if (sets_class(pd, kids, at) || is_structure_class(pd, parent, kids, at)) return(TRUE)
-    id <- parent
-  }
+  walk_up(pd, id, function(kids, at, parent) {
+    if (sets_class(pd, kids, at) || is_structure_class(pd, parent, kids, at)) TRUE else NA
+  })
 }
 
 sets_class <- function(pd, kids, at) {
