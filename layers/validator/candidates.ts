@@ -21,6 +21,8 @@ export interface Interest {
   readonly strings?: (value: string) => boolean;
   /** Any name (identifier, backquoted name or string) worth a look although not in `names`. */
   readonly nameTest?: (name: string) => boolean;
+  /** Every string followed by `(` (past blanks and comments): a string called as a function. */
+  readonly calledStrings?: boolean;
 }
 
 /** The union of every check's interest, as sets for the scan. */
@@ -34,6 +36,7 @@ export interface CandidateInterest {
   readonly stringTest: (value: string) => boolean;
   /** Absent when no interest has one, so the scan slices no identifier it need not. */
   readonly nameTest: ((name: string) => boolean) | undefined;
+  readonly calledStrings: boolean;
 }
 
 export function mergeInterests(interests: readonly Interest[]): CandidateInterest {
@@ -43,7 +46,9 @@ export function mergeInterests(interests: readonly Interest[]): CandidateInteres
   const operatorsAfterOne = new Set<string>();
   const tests: ((value: string) => boolean)[] = [];
   const nameTests: ((name: string) => boolean)[] = [];
+  let calledStrings = false;
   for (const interest of interests) {
+    if (interest.calledStrings) calledStrings = true;
     for (const name of interest.names ?? []) names.add(name);
     for (const op of interest.operators ?? []) operators.add(op);
     for (const op of interest.topLevelOperators ?? []) topLevelOperators.add(op);
@@ -61,7 +66,24 @@ export function mergeInterests(interests: readonly Interest[]): CandidateInteres
     operatorsAfterOne,
     stringTest: (value) => tests.some((test) => test(value)),
     nameTest: nameTests.length === 0 ? undefined : (name) => nameTests.some((test) => test(name)),
+    calledStrings,
   };
+}
+
+/** Whether the next token after offset `i` is `(`: blanks, line ends and comments skipped. */
+function followedByParen(s: string, i: number): boolean {
+  const n = s.length;
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12) {
+      i += 1;
+    } else if (c === 35) {
+      while (i < n && s.charCodeAt(i) !== 10 && s.charCodeAt(i) !== 13) i += 1;
+    } else {
+      return c === 40;
+    }
+  }
+  return false;
 }
 
 const isNameStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95;
@@ -143,7 +165,9 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
     if (c === 34 || c === 39) {
       const end = endOfQuoted(s, i, c);
       const value = decodeStringLiteral(s.slice(i, end));
-      if (interest.names.has(value) || interest.stringTest(value) || interest.nameTest?.(value)) out.push(i);
+      if (interest.names.has(value) || interest.stringTest(value) || interest.nameTest?.(value) || (interest.calledStrings && followedByParen(s, end))) {
+        out.push(i);
+      }
       i = end;
       continue;
     }
@@ -163,7 +187,9 @@ export function findCandidates(s: string, interest: CandidateInterest): number[]
       if (b === 40 || b === 91 || b === 123) {
         const end = endOfRaw(s, open, open - i - 2, quote);
         const value = decodeStringLiteral(s.slice(i, end));
-        if (interest.names.has(value) || interest.stringTest(value) || interest.nameTest?.(value)) out.push(i);
+        if (interest.names.has(value) || interest.stringTest(value) || interest.nameTest?.(value) || (interest.calledStrings && followedByParen(s, end))) {
+          out.push(i);
+        }
         i = end;
         continue;
       }

@@ -11,9 +11,6 @@ import type { Check, Visit } from '../context.ts';
 import { decodeStringLiteral } from '../r-strings.ts';
 import { forbiddenMessage } from './advice.ts';
 
-/** Every string may be a callee; the scan cannot see what follows it, so each is visited. */
-const calledString = (): boolean => true;
-
 /** Whether the string is the function of a call, directly or as the name after `pkg::`. */
 function calleeString(visit: Visit): 'direct' | 'after-namespace' | undefined {
   const parent = visit.ancestor(1);
@@ -32,7 +29,7 @@ const callByName = (name: string): string => (/^[A-Za-z.][A-Za-z0-9._]*$/.test(n
 export const forbiddenStringFunction: Check = {
   summary: 'Rejects a string called as a function, and a string naming a forbidden function where R would resolve it to that function.',
   nodeTypes: [NodeKind.string],
-  interest: (rules) => ({ names: rules.forbidden.keys(), strings: calledString }),
+  interest: (rules) => ({ names: rules.forbidden.keys(), calledStrings: true }),
   visit(visit, findings) {
     const name = decodeStringLiteral(visit.text());
     const category = findings.rules.forbidden.get(name);

@@ -24,6 +24,7 @@ describe('candidate pre-scan', () => {
     ['a custom operator', 'x %system% y; `%system%` <- function(a, b) 1'],
     ['a top-level = after brackets', 'f(a = 1)\nx = 2\n{ y = 3 }'],
     ['1 : with blanks around the colon', 'x <- 1 : length(y)'],
+    ['strings called, past blanks, a line end and a comment', 'x <- "median"(1:3)\ny <- stats::\'median\' (1)\nz <- (r"(mean)" # c\n(2))'],
   ])('agrees with the full walk on %s', async (_, script) => {
     expect(findings((await validator())(script))).toEqual(findings((await fullWalkValidator())(script)));
   });
@@ -38,5 +39,10 @@ describe('candidate pre-scan', () => {
     const interest = mergeInterests([{ nameTest: (name) => name.startsWith('Ops.') }]);
     expect(findCandidates('Ops.k <- 1; `Ops.j` <- 2; "Ops.i" <- 3; Opsx <- 4', interest)).toEqual([0, 12, 26]);
     expect(mergeInterests([{ names: ['a'] }]).nameTest).toBeUndefined();
+  });
+
+  it('flags a string followed by ( when asked, and no other string', () => {
+    const interest = mergeInterests([{ calledStrings: true }]);
+    expect(findCandidates('a <- "f"(1); b <- "g" \n (2); c <- "h"; d <- c("i", r"(j)"(3))', interest)).toEqual([5, 18, 51]);
   });
 });
