@@ -15,6 +15,9 @@ describe('execute handler: the relaxations at run time', () => {
     ['a name handed to match.fun by a caller', 'g <- function(FUN) match.fun(FUN)\ng(paste0("Sys.", "getenv"))', /match.fun\(\) of 'Sys.getenv' is not available/],
     ['formula text built to call a forbidden function', 'f <- reformulate(paste0("I(sys", "tem(\'id\'))"))', /not even inside a formula/],
     ['a column name that is no column', 'library(dplyr)\nd <- data.frame(x = 1)\nfilter(d, system == "x")', /system/],
+    // `options` bound by the script anywhere is read as data statically, so the mask's options() is
+    // what a value use elsewhere reaches: it checks every setting of a list too.
+    ['options() handed over as a value where the script also binds the name', 'invisible(lapply(list(list(editor = "evil")), options))\noptions <- c("call", "put")', /the option 'editor' cannot be set/],
   ])('refuses %s', async (_, script, error) => {
     const response = await h.run(script);
     expect(response.status).toBe('error');
