@@ -83,7 +83,7 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
         bind_inputs(script_env, input, workdir)
         contain_script_places(workdir)
         plot_capture <- open_plot_capture(input$plots, workdir)
-        capsule <- arm_capsule()
+        capsule <- arm_capsule(deadline = as.numeric(input$deadlineSeconds) - elapsed_since(started))
         for (i in seq_along(exprs)) {
           current <- i
           expr <- exprs[[i]]

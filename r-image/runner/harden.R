@@ -145,10 +145,13 @@ real_dyn_load <- base::dyn.load
 # writes only in its workdir. Returns the capsule's report of the layers in force; without a
 # capsule (JUBE_R_CAPSULE=off, benchmarks and tests only) "preload=off". A capsule that fails to
 # arm stops the run: the script must not run less contained than the handler asked for.
-arm_capsule <- function(library_path = Sys.getenv("JUBE_R_CAPSULE_LIBRARY")) {
+arm_capsule <- function(deadline, library_path = Sys.getenv("JUBE_R_CAPSULE_LIBRARY")) {
   if (!nzchar(library_path)) return("preload=off")
   dll <- real_dyn_load(library_path)
-  armed <- .C("jube_capsule_arm", status = integer(1L), report = strrep(" ", 255L), PACKAGE = dll[["name"]])
+  armed <- .C(
+    "jube_capsule_arm",
+    status = integer(1L), report = strrep(" ", 511L), deadline = as.double(deadline), PACKAGE = dll[["name"]]
+  )
   report <- trimws(armed$report)
   if (!identical(armed$status, 1L)) {
     stop(structure(
