@@ -2,7 +2,15 @@
 # generates (scripts/write-runner-seam.mts): the workdir's file names and the fields of
 # input.json. Nothing here names a file of the workdir itself.
 
-seam <- get("fromJSON", envir = asNamespace("jsonlite"))(file.path(runner_dir, "seam.json"), simplifyVector = FALSE)
+# Filled by load_seam() when the runner starts (runner.R); a key it lacks stops the run where it
+# is read, never silently means "none".
+seam <- new.env(parent = emptyenv())
+
+load_seam <- function(path) {
+  values <- get("fromJSON", envir = asNamespace("jsonlite"))(path, simplifyVector = FALSE)
+  for (key in names(values)) assign(key, values[[key]], envir = seam)
+  invisible(seam)
+}
 
 # A file or directory of the workdir by its key in seam.json's "files".
 workdir_file <- function(workdir, key) {

@@ -1,10 +1,9 @@
-# Evaluation (docs/script-rules.md): the script's top-level expressions one by one in a
-# fresh environment under the mask, under setTimeLimit, autoprinting as the console does, with
+# Evaluation (docs/execute-runtime.md): the script's top-level expressions one by one in
+# globalenv(), under setTimeLimit, autoprinting as the console does, with
 # warnings and messages collected (conditions.R), plots captured (plots.R), the first error ending
 # the script, and the last value converted (value.R). Returns the envelope fields.
 
-# Captured when the runner loads: harden_runtime() replaces base's setTimeLimit with a stub, and
-# the script may shadow the others in its own environment.
+# Captured when the runner loads, before any script code.
 subset2 <- base::.subset2
 set_time_limit <- base::setTimeLimit
 
@@ -20,7 +19,7 @@ format_error <- function(e, max_bytes, message = NULL) {
   msg <- if (is.character(msg) && length(msg) >= 1L) paste(msg, collapse = "\n") else "an error without a message"
   call <- subset2(e, "call")
   # stop() at the script's top level reports the loop's eval() as its call; R's console says "Error:".
-  text <- if (is.call(call) && !identical(call, quote(eval(expr, script_env)))) {
+  text <- if (is.call(call) && !identical(call, quote(eval(exprs[[i]], script_env)))) {
     paste0("Error in ", paste(deparse(call, nlines = 1L, width.cutoff = 80L), collapse = ""), ": ", msg)
   } else {
     paste0("Error: ", msg)
@@ -46,17 +45,14 @@ error_outcome <- function(e, started, timeout, caps, in_script, details = NULL, 
   list(status = "error", error = text, timedOut = FALSE, errorType = error_type)
 }
 
-# input$testEscaped (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function): the script runs
-# as one that beat the R layer would, with the real functions in reach (no mask, no hardening),
-# so tests can show what the layers below R hold on their own. The capsule is armed either way.
-# `mask`: a warm runner made the mask and hardened R before the request (warm.R), so neither is
-# done twice.
-evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
+# The script runs in globalenv(), as in a plain R session; the runner's own functions live in a
+# private environment whose parent is base, so nothing the script binds or attaches changes what
+# the runner calls. `input$testEscaped` (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function)
+# only skips the re-validation (main.R): the tests' scripts then run exactly as written.
+evaluate_script <- function(exprs, input, workdir) {
   timeout <- as.numeric(input$timeoutSeconds)
   caps <- input$caps
-  escaped <- isTRUE(input$testEscaped)
-  hardened <- !is.null(mask)
-  script_env <- new.env(parent = if (escaped) globalenv() else if (hardened) mask else make_mask(policy))
+  script_env <- globalenv()
   capsule <- "not armed"
   plot_capture <- "off"
   # The top-level expression running; 0 while the runner sets up.
@@ -76,19 +72,17 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
   tryCatch(
     withCallingHandlers(
       {
-        if (!escaped && !hardened) harden_runtime(policy)
         # The JIT stays off (the handler starts R with R_ENABLE_JIT=0): it compiles through
         # mkCode, which the capsule removes; packages' precompiled bytecode still runs.
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
-        contain_script_places(workdir)
+        note_script_places()
         plot_capture <- open_plot_capture(input$plots, workdir)
         capsule <- arm_capsule(deadline = as.numeric(input$deadlineSeconds) - elapsed_since(started))
         for (i in seq_along(exprs)) {
           current <- i
-          expr <- exprs[[i]]
           # format_error() recognises this exact call as "the script's top level".
-          shown <- withVisible(eval(expr, script_env))
+          shown <- withVisible(eval(exprs[[i]], script_env))
           if (shown$visible) {
             print_env <- new.env(parent = script_env)
             assign(".jube_value", shown$value, envir = print_env)
@@ -106,7 +100,7 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
       # Here the stack is still there to read; a fault in reading it must not replace the error.
       error = function(e) {
         details <<- tryCatch(
-          error_details(e, sys.calls(), exprs, current, caps, script_env, policy$allowed_packages),
+          error_details(e, sys.calls(), exprs, current, caps, script_env, input$allowedPackages),
           error = function(x) NULL
         )
       }
@@ -116,16 +110,18 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
       outcome <<- error_outcome(e, started, timeout, caps, current > 0L, details, attr(exprs, "srcfile"))
     }
   )
+  # Once armed, the capsule holds any time limit to the run's deadline: this leaves the runner the
+  # rest of it for what follows.
   set_time_limit()
-  # The script's sink() and setwd() (safe-calls.R) end with it: the value and the envelope below
-  # go where the runner means them to.
+  # The script's sink() and setwd() end with it: the value and the envelope below go where the
+  # runner means them to.
   tryCatch(
     release_script_places(),
     error = function(e) add_note("the script's output sink or directory could not be reset")
   )
-  # The script may have set warn (options.restrictedValues) or show.error.messages: the runner's own
-  # code after it runs with R's defaults, or a warning of its own (warn = 2: an error) would stop it
-  # writing the envelope, and a fault of its own would leave no trace on stderr.
+  # The script may have set warn or show.error.messages: the runner's own code after it runs with
+  # R's defaults, or a warning of its own (warn = 2: an error) would stop it writing the envelope,
+  # and a fault of its own would leave no trace on stderr.
   options(warn = 0L, show.error.messages = TRUE)
   close_plot_capture()
   plot_pages <- if (identical(plot_capture, "on")) {
@@ -147,6 +143,10 @@ evaluate_script <- function(exprs, policy, input, workdir, mask = NULL) {
 }
 
 # .Last.value as R's console sets it after each top-level expression, visible or not.
-set_last_value <- function(value) rebind(baseenv(), ".Last.value", value)
+set_last_value <- function(value) {
+  unlockBinding(".Last.value", baseenv())
+  assign(".Last.value", value, envir = baseenv())
+  lockBinding(".Last.value", baseenv())
+}
 
 elapsed_since <- function(started) (proc.time() - started)[["elapsed"]]

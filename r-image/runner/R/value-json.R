@@ -4,8 +4,8 @@
 # column classes). Anything without a faithful form signals `unfaithful()`; value.R then prints it.
 
 # JSON levels inside `json` (the envelope reader allows 64 in all) and entries of `types` (seam.json).
-value_max_depth <- as.integer(seam$valueLimits$maxDepth)
-value_max_types <- as.integer(seam$valueLimits$maxTypes)
+value_max_depth <- function() as.integer(seam$valueLimits$maxDepth)
+value_max_types <- function() as.integer(seam$valueLimits$maxTypes)
 plain_types <- c("logical", "integer", "double", "character")
 
 # Signalled wherever a value has no faithful JSON; the whole value is then printed instead.
@@ -36,7 +36,7 @@ new_types <- function() {
 }
 
 add_type <- function(types, entry) {
-  if (length(types$entries) >= value_max_types) unfaithful()
+  if (length(types$entries) >= value_max_types()) unfaithful()
   types$entries[[length(types$entries) + 1L]] <- entry
 }
 
@@ -75,7 +75,7 @@ is_plain_vector <- function(x) {
 }
 
 encode_node <- function(x, path, depth, types) {
-  if (depth > value_max_depth) unfaithful()
+  if (depth > value_max_depth()) unfaithful()
   if (is.null(x)) return(NULL)
   if (is.data.frame(x)) return(encode_frame(x, path, depth, types))
   if (is.atomic(x) && is_leaf_class(x)) return(encode_leaf(x, path, types))
@@ -124,7 +124,7 @@ dims_of <- function(x) {
 # an array where it has none. A matrix with column names that is not a table is records instead.
 encode_array <- function(x, path, depth, types) {
   dims <- dim(x)
-  if (depth + length(dims) > value_max_depth) unfaithful()
+  if (depth + length(dims) > value_max_depth()) unfaithful()
   add_type(types, list(path = path, class = as.list(class(x)), dims = dims_of(x)))
   labels <- dimnames(x)
   if (length(dims) == 2L && !inherits(x, "table") && !is.null(labels[[2L]])) {
@@ -153,7 +153,7 @@ encode_records <- function(frame) {
 }
 
 encode_frame <- function(x, path, depth, types) {
-  if (depth + 2L > value_max_depth || ncol(x) > value_max_types) unfaithful()
+  if (depth + 2L > value_max_depth() || ncol(x) > value_max_types()) unfaithful()
   columns <- vector("list", ncol(x))
   plain <- x
   class(plain) <- "data.frame"

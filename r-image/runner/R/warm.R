@@ -1,11 +1,9 @@
 # The warm start (functions/execute/warm/): the execute handler starts this Rscript before a
 # request arrives, with the same allow-listed environment, rlimits, process group and private
-# workdir as a cold one, and the capsule preloaded but not armed. The runner does, in a cold run's
-# order, what depends on nothing of the request: the policy (the rules and the handler's allowed
-# packages, which a request's input.json must repeat), the mask (mask.R) and the hardening
-# (harden.R); then it loads the namespaces most scripts use (loaded, never attached: a script that
-# calls filter() without library(dplyr) still gets stats' filter), says it is ready on stderr and
-# waits on stdin. The handler writes only these lines to that pipe:
+# workdir as a cold one, and the capsule preloaded but not armed. The runner loads the namespaces
+# most scripts use (loaded, never attached: a script that calls filter() without library(dplyr)
+# still gets stats' filter), says it is ready on stderr and waits on stdin. The handler writes only
+# these lines to that pipe:
 #   ping                      -> answered with "jube-r warm: pong" on stderr (the readiness check)
 #   run NONCE WORKDIR         -> the inputs are in WORKDIR (the same input.json and script.R as a
 #                                cold run); this process serves that one request and exits
@@ -23,29 +21,21 @@ warm_names <- function(args, flag) {
   names[nzchar(names)]
 }
 
-# The warm arguments after RULES_FILE WORKDIR: NULL for a cold run, else list(packages, allowed, hardened).
+# The warm arguments after WORKDIR: NULL for a cold run, else list(packages).
 warm_args <- function(args) {
   packages <- warm_names(args, "--warm")
   if (is.null(packages)) return(NULL)
-  allowed <- warm_names(args, "--warm-allowed")
-  # --warm-escaped: the test-only escaped runner (evaluate.R), which runs without mask or hardening.
-  if (is.null(allowed)) allowed <- character()
-  list(packages = packages, allowed = allowed, hardened = !("--warm-escaped" %in% args))
+  list(packages = packages)
 }
 
 warm_say <- function(what) {
   cat(warm_prefix, " ", what, "\n", sep = "", file = stderr())
 }
 
-# Everything a run can do before its inputs: nothing here reads the workdir. Returns the policy
-# and the mask for evaluate_script().
-warm_prepare <- function(rules, warm) {
-  policy <- compile_policy(rules, as.list(warm$allowed))
-  mask <- if (warm$hardened) make_mask(policy)
-  if (warm$hardened) harden_runtime(policy)
+# Everything a run can do before its inputs: nothing here reads the workdir.
+warm_prepare <- function(warm) {
   for (pkg in warm$packages) suppressPackageStartupMessages(requireNamespace(pkg, quietly = TRUE))
   warm_say("ready")
-  list(policy = policy, mask = mask)
 }
 
 # Blocks until the handler hands over a request; returns its nonce.
@@ -69,11 +59,4 @@ warm_wait <- function(workdir) {
     }
     stop("jube-r runner: unexpected line on the warm pipe")
   }
-}
-
-# What the warm runner prepared must be what the request asks: the same allowed packages, the same
-# containment (the escaped runner is the test tier's).
-warm_matches <- function(warm, input) {
-  same_packages <- identical(as.character(unlist(input$allowedPackages)), warm$allowed)
-  same_packages && identical(isTRUE(input$testEscaped), !warm$hardened)
 }

@@ -14,7 +14,7 @@ value_size_factor <- 8
 graphics_classes <- c("ggplot", "trellis", "grob", "gtable", "recordedplot")
 
 # Entries print() shows of the value (seam.json valueLimits), whatever the script could ask for.
-value_max_print <- as.integer(seam$valueLimits$maxPrint)
+value_max_print <- function() as.integer(seam$valueLimits$maxPrint)
 # The line R's print methods end with where max.print stopped them (print.default, matrices and
 # arrays, print.data.frame): " [ reached getOption("max.print") -- omitted 10 entries ]".
 max_print_line <- "^ \\[ reached .*getOption\\(\"max\\.print\"\\) -- omitted .* \\]$"
@@ -26,7 +26,7 @@ printed_form <- function(x) {
   if (inherits(x, graphics_classes)) {
     return(list(text = sprintf("<%s object: printing it draws a plot>", class(x)[[1L]]), max_print = FALSE))
   }
-  old <- options(max.print = value_max_print)
+  old <- options(max.print = value_max_print())
   on.exit(options(old), add = TRUE)
   lines <- utils::capture.output(print(x))
   list(text = paste(lines, collapse = "\n"), max_print = any(grepl(max_print_line, lines, useBytes = TRUE)))
@@ -47,7 +47,7 @@ printed_value <- function(x, classes, json_over, max_bytes) {
 # building it: a plain vector, or a data frame of plain or leaf columns with usable names.
 json_shaped <- function(x) {
   if (is_plain_vector(x)) return(is.null(names(x)))
-  if (!is.data.frame(x) || ncol(x) > value_max_types) return(FALSE)
+  if (!is.data.frame(x) || ncol(x) > value_max_types()) return(FALSE)
   keys <- names(x)
   column_ok <- function(col) is_plain_vector(col) || (is.atomic(col) && is.null(dim(col)) && is_leaf_class(col))
   columns_ok <- all(vapply(x, column_ok, TRUE))

@@ -11,10 +11,9 @@ plot_devices <- list(
   svg = list(package = "svglite", fun = "svglite", ext = "svg")
 )
 
-# Captured when the runner loads, before harden_runtime() rebinds grDevices' pdf.
+# Captured when the runner loads, before any script code.
 graphics_off <- grDevices::graphics.off
-# Made in base's environment: nothing of the runner is reachable from it.
-null_device <- local(function(...) grDevices::pdf(NULL), baseenv())
+null_device <- function(...) grDevices::pdf(NULL)
 
 plot_directory <- function(workdir) workdir_file(workdir, "plotDir")
 
@@ -24,7 +23,7 @@ plot_directory <- function(workdir) workdir_file(workdir, "plotDir")
 recorded_plot_pages <- function(workdir, settings) {
   if (is.null(settings)) return(NULL)
   dir <- plot_directory(workdir)
-  opened <- tryCatch(get("opened", envir = capture_state$env, inherits = FALSE), error = function(e) 0L)
+  opened <- if (is.null(capture_state$opened)) 0L else capture_state$opened
   names <- list.files(dir, pattern = seam$plotPagePattern, all.files = TRUE, no.. = TRUE)
   names <- names[endsWith(names, paste0(".", plot_devices[[settings$format]]$ext))]
   names <- names[as.integer(substr(names, 2L, 4L)) <= opened]
@@ -36,24 +35,21 @@ recorded_plot_pages <- function(workdir, settings) {
 # Where open_plot_capture keeps its opener's state, for recorded_plot_pages.
 capture_state <- new.env(parent = emptyenv())
 
-# The function options(device) holds. Its environment holds only what it needs (parent: base), so
-# a script that reaches it through getOption("device") reaches nothing of the runner.
+# The function options(device) holds: each device R opens for the script draws into the next dNNN.
 plot_opener <- function(device, settings, dir, ext) {
-  opener <- function(...) {
-    opened <<- opened + 1L
-    file <- file.path(dir, sprintf("d%03d-p%%05d.%s", opened, ext))
+  width <- as.numeric(settings$width)
+  height <- as.numeric(settings$height)
+  dpi <- as.numeric(settings$dpi)
+  capture_state$opened <- 0L
+  function(...) {
+    capture_state$opened <- capture_state$opened + 1L
+    file <- file.path(dir, sprintf("d%03d-p%%05d.%s", capture_state$opened, ext))
     if (ext == "png") {
       device(file, width = width, height = height, units = "px", res = dpi, background = "white")
     } else {
       device(file, width = width / dpi, height = height / dpi, bg = "white")
     }
   }
-  state <- list(
-    device = device, dir = dir, ext = ext, opened = 0L,
-    width = as.numeric(settings$width), height = as.numeric(settings$height), dpi = as.numeric(settings$dpi)
-  )
-  environment(opener) <- list2env(state, parent = baseenv())
-  opener
 }
 
 # `settings` (input.json's plots): NULL for no capture, which leaves R's default device alone.
@@ -65,9 +61,7 @@ open_plot_capture <- function(settings, workdir) {
     dir <- plot_directory(workdir)
     dir.create(dir, recursive = TRUE, showWarnings = FALSE, mode = "0700")
     device <- get(spec$fun, envir = asNamespace(spec$package))
-    opener <- plot_opener(device, settings, dir, spec$ext)
-    capture_state$env <- environment(opener)
-    options(device = opener)
+    options(device = plot_opener(device, settings, dir, spec$ext))
     "on"
   }, error = function(e) paste("failed:", conditionMessage(e)))
 }

@@ -6,7 +6,7 @@
 condition_message <- base::conditionMessage
 
 # R names the loop's own eval() as the call of a condition signalled at the script's top level.
-top_level_call <- quote(eval(expr, script_env))
+top_level_call <- quote(eval(exprs[[i]], script_env))
 
 # A call as the caller reads it: deparsed on one line and capped; NULL at the top level or for none.
 call_text <- function(call, max_bytes) {
