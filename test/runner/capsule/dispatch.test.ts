@@ -1,10 +1,11 @@
 /**
- * The capsule's patch of R's own tables (r-image/capsule/rinternals.c), in real R, in the Lambda
- * posture (kernel layers off): once armed, the bytecode builders and address leaks refuse, and the
- * deserializers read nothing but R's installed libraries, however they are reached: directly, with
- * the R layer off (JUBE_R_TEST_ESCAPED_RUNNER), through a package wrapper, from a closure whose
- * environment is globalenv(), or as the first step of a validated script's chain through the real
- * execute handler. Each has a control where the capsule is not armed and the same call works.
+ * The capability table's rows in R's dispatch table (r-image/capsule/dispatch.c), in real R, in the
+ * Lambda posture (kernel layers off): once armed, the bytecode builders and address leaks refuse,
+ * and the deserializers read nothing but R's installed libraries, however they are reached:
+ * directly, with the re-validation off (JUBE_R_TEST_ESCAPED_RUNNER), through a package wrapper, from
+ * a closure whose environment is globalenv(), or as the first step of a validated script's chain
+ * through the real execute handler. Each has a control where the capsule is not armed and the same
+ * call works.
  */
 import { describe, expect, it } from 'vitest';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
@@ -18,8 +19,10 @@ import { runArmed } from './armed-r.ts';
 /** runArmed with the capsule loaded but not preloaded: arming fails, so nothing is patched. */
 const UNARMED = { LD_PRELOAD: '' };
 
-const refusedAs = (name: string) => new RegExp(`^refused: jube-r: ${name.replace('.', '\\.')} is not available in this sandbox$`);
-const fencedAs = (name: string) => new RegExp(`^refused: jube-r: ${name} reads only files of R's installed libraries in this sandbox`);
+const refusedAs = (name: string) =>
+  new RegExp(`^refused: jube-r: ${name.replace('.', '\\.')} builds bytecode, reveals an address or changes memory protection: R's bytecode builders`);
+const fencedAs = (name: string) =>
+  new RegExp(`^refused: jube-r: ${name} deserializes R objects: R objects are read back only from installed packages' files here .*\\(its source is `);
 
 /**
  * Each removed entry, reached directly with arguments it would otherwise accept. A bytecode object
@@ -39,7 +42,7 @@ const REMOVED: ReadonlyArray<{ name: string; call: string; control: RegExp }> = 
   { name: 'retracemem', call: 'retracemem(c(1, 2), "<0x1>")', control: /^ok: |^refused: R was not compiled/ },
 ];
 
-describe('removed below the mask: the bytecode builders and the address leaks', () => {
+describe('refused in the dispatch table: the bytecode builders and the address leaks', () => {
   const code = [BYTECODE, ...REMOVED.map(({ name, call }) => `probe("${name}", ${call})`)].join('\n');
 
   it('each refuses when reached directly, and the report says the table is patched', async () => {
@@ -54,9 +57,9 @@ describe('removed below the mask: the bytecode builders and the address leaks', 
       ].join('\n'),
       { kernel: 'off' },
     );
-    expect(run.report).toMatch(/^preload=armed landlock=off seccomp=off rinternals=patched\(removed=13,fenced=7,sealed=\d+\)$/);
+    expect(run.report).toMatch(/^preload=armed landlock=off seccomp=off dispatch=patched\(refused=\d+,fenced=\d+,sealed=\d+\/\d+\) got=sealed\(/);
     for (const { name } of REMOVED) expect(run.probes[name], name).toMatch(refusedAs(name));
-    expect(run.probes['cmpfun']).toMatch(/^refused: jube-r: (bcVersion|mkCode) is not available in this sandbox$/);
+    expect(run.probes['cmpfun']).toMatch(/^refused: jube-r: (bcVersion|mkCode) builds bytecode/);
     expect(run.probes['from-globalenv-closure']).toMatch(refusedAs('mkCode'));
     expect(run.probes['saved-binding']).toMatch(refusedAs('inspect'));
   });
@@ -125,12 +128,12 @@ const DESERIALIZERS: ReadonlyArray<{ label: string; call: string; internal: stri
   { label: 'from-globalenv-closure', call: '{ g <- function() readRDS("f.rds"); environment(g) <- globalenv(); g()() }', internal: 'unserializeFromConn', control: /^ok: ran$/ },
 ];
 
-describe('fenced below the mask: the deserializers read only R\'s installed libraries', () => {
+describe('fenced in the dispatch table: the deserializers read only R\'s installed libraries', () => {
   const code = [FIXTURES, ...DESERIALIZERS.map(({ label, call }) => `probe("${label}", ${call})`)].join('\n');
 
   it('each refuses a file the script wrote, however it is reached', async () => {
     const run = await runArmed(code, { kernel: 'off' });
-    expect(run.report, run.stderr).toMatch(/rinternals=patched/);
+    expect(run.report, run.stderr).toMatch(/dispatch=patched/);
     for (const { label, internal } of DESERIALIZERS) expect(run.probes[label], label).toMatch(fencedAs(internal));
   });
 
@@ -178,7 +181,7 @@ function probesOf(output: string): Record<string, string> {
   return probes;
 }
 
-describe('with the R layer off (an escaped script), through the execute handler', () => {
+describe('an escaped script (no re-validation), through the execute handler', () => {
   const capsule = readContainment().capsule!;
   const escaped = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: { ...capsule, kernel: 'off' } } });
   const uncontained = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
@@ -194,15 +197,16 @@ describe('with the R layer off (an escaped script), through the execute handler'
     'cat("done\\n")',
   ].join('\n');
 
-  it('refuses every removed internal and every deserializer of the script\'s files; the JIT is off', async () => {
+  it('refuses every removed internal and every deserializer of the script\'s files; the JIT cannot be turned on', async () => {
     const response = await escaped.run(script, { timeoutSeconds: 30 });
     const probes = probesOf(response.consoleOutput);
     expect(response.consoleOutput).toContain('done');
-    expect(escaped.reports.at(-1)!.capsule).toMatch(/rinternals=patched/);
-    expect(probes['jit']).toBe('ok: 0');
+    expect(escaped.reports.at(-1)!.capsule).toMatch(/dispatch=patched/);
+    // The JIT compiles through mkCode: it stays off, and turning it on is refused.
+    expect(probes['jit']).toMatch(refusedAs('enableJIT'));
     for (const name of ['mkCode', 'inspect', 'address', 'tracemem']) expect(probes[name], name).toMatch(refusedAs(name));
     for (const label of ['readRDS', 'readr', 'packageDescription', 'load', 'from-globalenv-closure']) {
-      expect(probes[label], label).toMatch(/^refused: jube-r: (unserializeFromConn|loadFromConn2) reads only files of R's installed libraries/);
+      expect(probes[label], label).toMatch(/^refused: jube-r: (unserializeFromConn|loadFromConn2) deserializes R objects/);
     }
     expect(probes['unserialize-raw']).toMatch(fencedAs('unserialize'));
   });
@@ -225,8 +229,8 @@ describe('a validated script\'s chain is refused at its first step', () => {
   const uncontained = harness({ validator, namespaces: 'none', containment: { capsule: undefined } });
 
   /**
-   * The bytes of a closure whose environment is globalenv(), written by the script itself: once
-   * called it resolves every name past the mask. What it does here is harmless and visible.
+   * The bytes of a closure whose environment is globalenv(), written by the script itself: a
+   * deserialized object can hold code. What it does here is harmless and visible.
    */
   async function closureBytes(): Promise<string> {
     const { execa } = await import('execa');
@@ -243,7 +247,7 @@ describe('a validated script\'s chain is refused at its first step', () => {
     expect(validator(source).valid).toBe(true);
     const refused = await lambda.run(source, { timeoutSeconds: 30 });
     expect(refused.status).toBe('error');
-    expect(refused.error).toMatch(/jube-r: unserializeFromConn reads only files of R's installed libraries/);
+    expect(refused.error).toMatch(/jube-r: unserializeFromConn deserializes R objects/);
     const control = await uncontained.run(source, { timeoutSeconds: 30 });
     expect(control).toMatchObject({ status: 'ok', consoleOutput: 'closure over R_GlobalEnv \n' });
   });
@@ -255,7 +259,7 @@ describe('a validated script\'s chain is refused at its first step', () => {
     expect(validator(source).valid).toBe(true);
     const refused = await lambda.run(source, { timeoutSeconds: 30 });
     expect(refused.status).toBe('error');
-    expect(refused.error).toMatch(/jube-r: unserializeFromConn reads only files of R's installed libraries/);
+    expect(refused.error).toMatch(/jube-r: unserializeFromConn deserializes R objects/);
     const control = await uncontained.run(source, { timeoutSeconds: 30 });
     expect(control).toMatchObject({ status: 'ok', consoleOutput: '6.6.6 \n' });
   });
