@@ -100,6 +100,10 @@ export const CapabilitiesSchema = z.strictObject({
   categories: z.strictObject(Object.fromEntries(CATEGORY_NAMES.map((name) => [name, Category])) as Record<CategoryName, typeof Category>),
   routines: z.strictObject({
     $comment: z.string(),
+    // base must be here: its evaluators are on the stack of almost every call.
+    actForCaller: z
+      .array(z.strictObject({ package: Name, why: z.string().min(1) }))
+      .refine((rows) => rows.some((r) => r.package === 'base'), 'routines.actForCaller must name base'),
     vouchedBy: z.array(z.strictObject({ package: Name, by: z.array(Name).min(1), why: z.string().min(1) })),
     answered: z.array(
       z.strictObject({
@@ -269,6 +273,8 @@ export function capabilitiesHeader(capabilities = loadCapabilities()): string {
     const answer = `ANSWER_${r.answer.replace(/-/g, '_').toUpperCase()}`;
     out.push(`  X(${cString(r.package)}, ${cString(r.routine)}, CAT_${cIdent(r.category)}, ${answer}) \\`);
   }
+  out.push('', '#define ACT_FOR_CALLER \\');
+  for (const a of capabilities.routines.actForCaller) out.push(`  ${cString(a.package)}, \\`);
   out.push('', '/* X(package, by) */', '#define VOUCHED_BY(X) \\');
   for (const v of capabilities.routines.vouchedBy) for (const by of v.by) out.push(`  X(${cString(v.package)}, ${cString(by)}) \\`);
   out.push('', '#define ENVIRONMENT_NAMES \\');

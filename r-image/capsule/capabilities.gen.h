@@ -75,6 +75,10 @@
   X("utils", "Rprof", CAT_SIGNALS, ANSWER_REFUSE) \
   X("utils", "Rprofmem", CAT_SIGNALS, ANSWER_REFUSE) \
 
+#define ACT_FOR_CALLER \
+  "base", \
+  "methods", \
+
 /* X(package, by) */
 #define VOUCHED_BY(X) \
   X("graphics", "grDevices") \

@@ -135,10 +135,6 @@ int install_seccomp(void);
 /* The capability rows at R's dispatch table (dispatch.c): 1 patched, 0 not an R process, -1 failed.
  * `deadline_seconds`: from now, the latest any time limit may reach (0: none). */
 int dispatch_arm(double deadline_seconds, int patch, char *report, size_t size);
-/* Native routines (routines.c): whether the package's own code is what is calling. */
-int routine_vouched(const char *package);
-/* Whether the innermost R closure on the call stack is base's. */
-int caller_is_base(void);
 /* PLT slots (relro.c): 1 sealed, 0 off, -1 failed; and after a later load. */
 int got_seal_all(char *report, size_t size);
 void got_seal_new(void);

@@ -282,7 +282,7 @@ static SEXP foreign_call_row(SEXP call, size_t i, SEXP op, SEXP args, SEXP rho) 
   if (call == *R_API.nil_value) {
     /* The graphics engine replaying a device's display list calls recorded entries with no call. */
     if (!ROWS[i].replayed) refuse_row(call, i, "no call");
-  } else if (!call_names_entry(call, S.symbols[i]) && caller_is_base()) {
+  } else if (!call_names_entry(call, S.symbols[i]) && caller_acts_for_others()) {
     /* base's code calls base's own routines; base's higher-order functions (Reduce, apply, outer)
      * applying the entry as a value would make base vouch for a call a script chose. A package
      * applying it through its own binding (rlang's dot_call) vouches only for its own routines. */
@@ -293,17 +293,34 @@ static SEXP foreign_call_row(SEXP call, size_t i, SEXP op, SEXP args, SEXP rho) 
     const char *package = R_API.type_of(rho) == ENVSXP ? rapi_env_package(rho) : NULL;
     if (!package || !routine_vouched(package)) refuse_row(call, i, "a routine named by a string");
   }
+  /* Where R evaluates this call decides, with the call stack, whose code it is (routines.c). */
+  routine_evaluated_in(call, rho);
   return S.originals[i](call, op, args, rho);
 }
 
-/* R6's methods get a new environment per object (and per clone): a child of the environment they were
- * compiled in, or a sibling of the one they had. Byte code stays valid there: it binds no variable
- * at compile time, and such an environment adds only R6's self, private and super. */
+/* Whether `env` is one of `inner`'s enclosing environments. */
+static int encloses(SEXP env, SEXP inner) {
+  SEXP empty = *R_API.empty_env;
+  /* Bounded: a chain is never this long, and a bound is cheaper than a cycle check. */
+  for (int hops = 0; hops < 4096 && inner != empty && R_API.type_of(inner) == ENVSXP; hops++) {
+    inner = R_API.parent_env(inner);
+    if (inner == env) return 1;
+  }
+  return 0;
+}
+
+/* Byte code binds no variable at compile time, so it stays valid in an environment that only
+ * moves its lookups: R6's methods get a new environment per object (and per clone), a child of the
+ * one they were compiled in or a sibling of the one they had (adding only self, private and
+ * super); and a package moves a closure it made out to an enclosing environment, as stats'
+ * make.link() moves each link function to the namespace. A script can do the same to a package's
+ * closure, which changes only where its free variables are found: routines.c still lets that code
+ * reach only its own package's routines. */
 static SEXP keep_bytecode_row(SEXP call, size_t i, SEXP op, SEXP args, SEXP rho) {
   SEXP fun = R_API.car(args), env = R_API.cadr(args);
   if (R_API.type_of(fun) == CLOSXP && R_API.type_of(env) == ENVSXP && R_API.type_of(R_API.closure_body(fun)) == BCODESXP) {
     SEXP old = R_API.closure_env(fun), parent = R_API.parent_env(env);
-    if (parent == old || parent == R_API.parent_env(old)) {
+    if (parent == old || parent == R_API.parent_env(old) || encloses(env, old)) {
       SEXP copy = R_API.duplicate(fun);
       R_API.set_cloenv(copy, env);
       return copy;

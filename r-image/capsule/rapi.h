@@ -110,4 +110,11 @@ const char *rapi_namespace_package(SEXP env);
 /* The first registered namespace on an environment's parent chain, as a package name, or NULL. */
 const char *rapi_env_package(SEXP env);
 
+/* Native routines (routines.c): whether the package's own code is what is calling. */
+int routine_vouched(const char *package);
+/* dispatch.c's foreign-call row: R is about to evaluate `call` (interpreted) in `rho`. */
+void routine_evaluated_in(SEXP call, SEXP rho);
+/* Whether the innermost R closure on the call stack acts for its caller (base, methods). */
+int caller_acts_for_others(void);
+
 #endif

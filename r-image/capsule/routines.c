@@ -85,11 +85,40 @@ static int vouches(const char *caller, const char *package) {
   return 0;
 }
 
+static const char *const ACTING[] = {ACT_FOR_CALLER};
+
+static int acts_for_others(const char *caller) {
+  for (size_t i = 0; i < sizeof ACTING / sizeof ACTING[0]; i++)
+    if (strcmp(ACTING[i], caller) == 0) return 1;
+  return 0;
+}
+
+/* The interpreted foreign call R is evaluating, recorded by dispatch.c's row before R resolves its
+ * routine. Only read while that call's builtin context is still the innermost one. */
+static struct {
+  struct r_context *context;
+  SEXP call, rho;
+} evaluated_at;
+
+void routine_evaluated_in(SEXP call, SEXP rho) {
+  evaluated_at.context = *R_API.global_context;
+  evaluated_at.call = call;
+  evaluated_at.rho = rho;
+}
+
 int routine_vouched(const char *package) {
   const struct rapi *r = &R_API;
   struct r_context *c = *r->global_context;
-  /* A routine reached from a call R evaluates (not byte code) has R's builtin context innermost. */
+  /* A routine reached from a call R evaluates (not byte code) has R's builtin context innermost.
+   * Such a call is a package's only when R evaluates it in that package's own environment (its
+   * namespace or a frame of its code): a promise of the script's code, forced by a package
+   * function, is evaluated where the script wrote it. */
   int evaluated = c && c->callflag == CTXT_BUILTIN;
+  if (evaluated) {
+    if (evaluated_at.context != c || evaluated_at.call != c->call || r->type_of(evaluated_at.rho) != ENVSXP) return 0;
+    const char *where = rapi_env_package(evaluated_at.rho);
+    if (!where || acts_for_others(where) || !vouches(where, package)) return 0;
+  }
   for (; c; c = c->next) {
     if (!(c->callflag & CTXT_FUNCTION) || r->type_of(c->callfun) != CLOSXP) continue;
     /* Interpreted code is the script's (or a closure it rebuilt): it vouches for nothing, and
@@ -97,10 +126,11 @@ int routine_vouched(const char *package) {
     if (r->type_of(r->closure_body(c->callfun)) != BCODESXP) return 0;
     const char *caller = rapi_env_package(r->closure_env(c->callfun));
     if (!caller) return 0;
-    if (strcmp(caller, "base") == 0) {
-      /* base's own call sites call base's routines; base's evaluators (do.call, eval, tryCatch,
-       * Reduce) act for whoever called them. */
-      if (!evaluated && strcmp(package, "base") == 0) return 1;
+    if (acts_for_others(caller)) {
+      /* base's and methods' own call sites call their own routines; their evaluators and S4
+       * dispatch (which forces the caller's arguments, compiled promises included) act for whoever
+       * called them. */
+      if (!evaluated && strcmp(package, caller) == 0) return 1;
       continue;
     }
     return vouches(caller, package);
@@ -108,12 +138,12 @@ int routine_vouched(const char *package) {
   return 0;
 }
 
-int caller_is_base(void) {
+int caller_acts_for_others(void) {
   const struct rapi *r = &R_API;
   for (struct r_context *c = *r->global_context; c; c = c->next) {
     if (!(c->callflag & CTXT_FUNCTION) || r->type_of(c->callfun) != CLOSXP) continue;
     const char *caller = rapi_env_package(r->closure_env(c->callfun));
-    return caller && strcmp(caller, "base") == 0;
+    return caller && acts_for_others(caller);
   }
   return 0;
 }

@@ -49,7 +49,10 @@ error_outcome <- function(e, started, timeout, caps, in_script, details = NULL, 
 # private environment whose parent is base, so nothing the script binds or attaches changes what
 # the runner calls. `input$testEscaped` (JUBE_R_TEST_ESCAPED_RUNNER, refused by a deployed function)
 # only skips the re-validation (main.R): the tests' scripts then run exactly as written.
-evaluate_script <- function(exprs, input, workdir) {
+# `on_quit(fields)` writes the envelope when the script ends R itself (quit(), q(), from any frame):
+# R runs exit finalizers before it exits (R_CleanUp), so the output, conditions and plots so far
+# are answered, with the quit as the script's own error.
+evaluate_script <- function(exprs, input, workdir, on_quit = NULL) {
   timeout <- as.numeric(input$timeoutSeconds)
   caps <- input$caps
   script_env <- globalenv()
@@ -65,6 +68,50 @@ evaluate_script <- function(exprs, input, workdir) {
   add_note <- function(note) notes[[length(notes) + 1L]] <<- note
   outcome <- list(status = "ok", error = NULL, timedOut = FALSE)
   started <- proc.time()
+  # The runner's side once the script is over, run once: from the end below or from the exit
+  # finalizer when the script quit.
+  finished <- FALSE
+  finish <- function() {
+    finished <<- TRUE
+    # Once armed, the capsule holds any time limit to the run's deadline: this leaves the runner the
+    # rest of it for what follows.
+    set_time_limit()
+    # The script's sink() and setwd() end with it: the value and the envelope below go where the
+    # runner means them to.
+    tryCatch(
+      release_script_places(),
+      error = function(e) add_note("the script's output sink or directory could not be reset")
+    )
+    # The script may have set warn or show.error.messages: the runner's own code after it runs with
+    # R's defaults, or a warning of its own (warn = 2: an error) would stop it writing the envelope,
+    # and a fault of its own would leave no trace on stderr.
+    options(warn = 0L, show.error.messages = TRUE)
+    close_plot_capture()
+    plot_pages <- if (identical(plot_capture, "on")) {
+      tryCatch(recorded_plot_pages(workdir, input$plots), error = function(e) list())
+    }
+    if (startsWith(plot_capture, "failed")) {
+      add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
+    }
+    startup_note <- conditions$startup_note()
+    if (!is.null(startup_note)) add_note(startup_note)
+    value <- if (identical(outcome$status, "ok")) value_field(last, caps, timeout - elapsed_since(started), add_note)
+    flush(stdout())
+    c(
+      outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
+      if (!is.null(value)) list(value = value),
+      list(notes = as.list(notes), plotCapture = plot_capture, capsule = capsule),
+      if (!is.null(plot_pages)) list(plotPages = plot_pages)
+    )
+  }
+  if (is.function(on_quit)) {
+    reg.finalizer(environment(), onexit = TRUE, function(frame) {
+      if (finished || current == 0L) return(invisible())
+      set_time_limit()
+      outcome <<- list(status = "error", error = quit_message(exprs, current), timedOut = FALSE, errorType = "execution")
+      on_quit(finish())
+    })
+  }
   # Messages join stdout, so console text and messages keep their order.
   sink(stdout(), type = "message")
   on.exit(sink(type = "message"), add = TRUE)
@@ -110,35 +157,15 @@ evaluate_script <- function(exprs, input, workdir) {
       outcome <<- error_outcome(e, started, timeout, caps, current > 0L, details, attr(exprs, "srcfile"))
     }
   )
-  # Once armed, the capsule holds any time limit to the run's deadline: this leaves the runner the
-  # rest of it for what follows.
-  set_time_limit()
-  # The script's sink() and setwd() end with it: the value and the envelope below go where the
-  # runner means them to.
-  tryCatch(
-    release_script_places(),
-    error = function(e) add_note("the script's output sink or directory could not be reset")
-  )
-  # The script may have set warn or show.error.messages: the runner's own code after it runs with
-  # R's defaults, or a warning of its own (warn = 2: an error) would stop it writing the envelope,
-  # and a fault of its own would leave no trace on stderr.
-  options(warn = 0L, show.error.messages = TRUE)
-  close_plot_capture()
-  plot_pages <- if (identical(plot_capture, "on")) {
-    tryCatch(recorded_plot_pages(workdir, input$plots), error = function(e) list())
-  }
-  if (startsWith(plot_capture, "failed")) {
-    add_note(paste("plot capture could not start:", sub("^failed: ", "", plot_capture)))
-  }
-  startup_note <- conditions$startup_note()
-  if (!is.null(startup_note)) add_note(startup_note)
-  value <- if (identical(outcome$status, "ok")) value_field(last, caps, timeout - elapsed_since(started), add_note)
-  flush(stdout())
-  c(
-    outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
-    if (!is.null(value)) list(value = value),
-    list(notes = as.list(notes), plotCapture = plot_capture, capsule = capsule),
-    if (!is.null(plot_pages)) list(plotPages = plot_pages)
+  finish()
+}
+
+# The answer when the script ended R itself at its `current`-th top-level expression.
+quit_message <- function(exprs, current) {
+  paste0(
+    "Error: quit() at line ", expression_position(exprs, current)$line, " ends the script here: jube-r runs ",
+    "the R session for you and returns its output; end the script with its last expression instead, ",
+    "or stop(\"why\") to fail it"
   )
 }
 

@@ -35,5 +35,6 @@ main <- function(args) {
     write_envelope(envelope_path, header, rejection_fields(checked$errors))
     return(invisible())
   }
-  write_envelope(envelope_path, header, evaluate_script(checked$exprs, input, workdir))
+  write <- function(fields) write_envelope(envelope_path, header, fields)
+  write(evaluate_script(checked$exprs, input, workdir, on_quit = write))
 }

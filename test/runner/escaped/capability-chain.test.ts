@@ -13,9 +13,9 @@
  * package jubepoke (test/fixtures/capsule/pokepkg, installed into a temporary library here) stands
  * in for the memory-safety bug a script would then need.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,14 @@ const BLAS = ['/usr/lib/x86_64-linux-gnu/libblas.so.3', '/usr/lib/aarch64-linux-
 
 let rLibs = '';
 beforeAll(async () => {
-  await execa('R', ['CMD', 'INSTALL', '--no-test-load', `--library=${library}`, join(repoRoot, 'test/fixtures/capsule/pokepkg')]);
+  // Built from a copy: R CMD INSTALL leaves its objects in the source directory.
+  const source = join(library, '..', `${basename(library)}-src`);
+  cpSync(join(repoRoot, 'test/fixtures/capsule/pokepkg'), source, { recursive: true });
+  try {
+    await execa('R', ['CMD', 'INSTALL', '--no-test-load', `--library=${library}`, source]);
+  } finally {
+    rmSync(source, { recursive: true, force: true });
+  }
   const site = await execa('Rscript', ['--vanilla', '-e', 'cat(.libPaths(), sep = ":")']);
   rLibs = `${library}:${site.stdout}`;
 }, 120_000);
@@ -86,6 +93,10 @@ describe('step 2: no routine outside the installed packages is called, nor a pac
     probe('stats-cor', '.Call(stats:::C_cor, c(1, 2, 3), c(1, 2, 4), 1L, FALSE)'),
     probe('reduce', 'Reduce(.Call, list(stats:::C_cor, 1))'),
     probe('do.call-base', 'do.call(".Fortran", list(base:::.F_dqrdc2, 1))'),
+    // A package function forcing the script's promise, or evaluating the script's expression where
+    // the script wrote it, does not vouch for a routine called there.
+    probe('promise', 'stats::setNames(.Call(stats:::C_cor, c(1, 2, 3), c(1, 2, 4), 1L, FALSE), "r")'),
+    probe('model.frame', 'nrow(model.frame(~ a, data.frame(a = 1:3), subset = .Call(stats:::C_cor, c(1, 2, 3), c(1, 2, 4), 1L, FALSE) > 0))'),
     probe('through-package', 'round(stats::cor(c(1, 2, 3), c(1, 2, 4)), 3)'),
     probe('qr', 'qr(matrix(c(1, 2, 3, 4), 2))$rank'),
   ].join('\n');
@@ -96,6 +107,8 @@ describe('step 2: no routine outside the installed packages is called, nor a pac
     expect(out['dcopy']).toBe('refused: C symbol name "dcopy_" not in load table');
     expect(out['stats-cor']).toMatch(/^refused: jube-r: routine cor of stats loads or calls compiled code directly/);
     expect(out['do.call-base']).toMatch(/^refused: jube-r: routine dqrdc2 of base/);
+    expect(out['promise']).toMatch(/^refused: jube-r: routine cor of stats/);
+    expect(out['model.frame']).toMatch(/^refused: jube-r: routine cor of stats/);
     expect(out['through-package']).toBe('0.982');
     expect(out['qr']).toBe('2');
   });
@@ -109,6 +122,8 @@ describe('step 2: no routine outside the installed packages is called, nor a pac
     const out = probes((await lambda(['dispatch', 'dlopen', 'routines']).run(script)).consoleOutput);
     expect(out['dcopy']).toBe('1 2');
     expect(out['stats-cor']).toMatch(/^0\.98/);
+    expect(out['promise']).toMatch(/^0\.98/);
+    expect(out['model.frame']).toBe('3');
   });
 });
 
