@@ -11,6 +11,7 @@
  *   app/                           copied to /app as is
  *     handler.mjs                  functions/execute/handler.ts bundled (export `handler`)
  *     rules/script-rules.json     the script rules (JUBE_R_RULES_FILE)
+ *     capabilities.json            the capability table (read beside handler.mjs)
  *     wasm/*.wasm                  tree-sitter runtime and R grammar (JUBE_R_*_WASM)
  *     runner/                      the R runner (JUBE_R_RUNNER_SCRIPT)
  */
@@ -31,6 +32,8 @@ const COPIES: ReadonlyArray<readonly [string, string]> = [
   ['scripts/write-manifest.R', 'write-manifest.R'],
   ['scripts/write-help.R', 'write-help.R'],
   ['layers/rules/script-rules.json', 'app/rules/script-rules.json'],
+  // Beside the bundled handler, where layers/rules/capabilities.ts looks (the validator's advice).
+  ['layers/rules/capabilities.json', 'app/capabilities.json'],
   ...TREE_SITTER_WASM_FILES.map((file) => [file, `app/wasm/${basename(file)}`] as const),
   ['r-image/runner', 'app/runner'],
 ];

@@ -116,8 +116,8 @@ describe('the runtime process is started directly and keeps its secrets', () => 
     );
     const lines = probe.stdout.split('\n');
     expect(lines.slice(0, 2)).toEqual(['root 755 /app/native/jube_capsule.so', 'root 755 /app/native/jube-capsule-probe']);
-    expect(lines[2]).toMatch(/^preload=armed landlock=abi\d+ seccomp=active rinternals=skipped\(not an R process\)$/);
-    expect(lines[3]).toBe('preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)');
+    expect(lines[2]).toMatch(/^preload=armed landlock=abi\d+ seccomp=active dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=[1-9]\d*\/\d+\)$/);
+    expect(lines[3]).toMatch(/^preload=armed landlock=off seccomp=off dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=[1-9]\d*\/\d+\)$/);
   });
 
   it("hides node's environment (where Lambda's credentials live) from same-user processes", async () => {

@@ -23,7 +23,7 @@ import { acknowledgeXrayWildcard, functionIdentity } from './function-identity.t
  * Repository-relative files copied beside the bundle (the loaders' default locations). The package
  * manifest and help pages are not among them: they come from the image (packageFactsDirectory).
  */
-export const API_BUNDLE_FILES = ['layers/rules/script-rules.json', ...TREE_SITTER_WASM_FILES] as const;
+export const API_BUNDLE_FILES = ['layers/rules/script-rules.json', 'layers/rules/capabilities.json', ...TREE_SITTER_WASM_FILES] as const;
 
 /** The Lambda runtime and the esbuild target that matches it. */
 export const API_RUNTIME = lambda.Runtime.NODEJS_24_X;
