@@ -87,6 +87,12 @@ error_hints <- function(messages, missing, script_env, tokens, packages) {
     hint <- where_exported(missing$name, packages)
     if (!is.null(hint)) hints <- c(hints, hint)
   }
+  # R's own words when a fork was refused (parallel's mcfork; mc.cores = detectCores(), which is NA
+  # here, also stops mclapply): the process category's advice, from the capability table.
+  if (any(grepl("unable to fork|'mc.cores' must be >= 1", messages))) {
+    row <- Filter(function(f) identical(f$name, "mcfork"), seam$capabilityFunctions)
+    if (length(row) == 1L) hints <- c(hints, row[[1L]]$message)
+  }
   for (msg in messages) {
     hit <- regmatches(msg, regexec("'([^']+)' is not an exported object from 'namespace:([^']+)'", msg))[[1L]]
     if (length(hit) == 3L) {
