@@ -293,8 +293,6 @@ static SEXP foreign_call_row(SEXP call, size_t i, SEXP op, SEXP args, SEXP rho) 
     const char *package = R_API.type_of(rho) == ENVSXP ? rapi_env_package(rho) : NULL;
     if (!package || !routine_vouched(package)) refuse_row(call, i, "a routine named by a string");
   }
-  /* Where R evaluates this call decides, with the call stack, whose code it is (routines.c). */
-  routine_evaluated_in(call, rho);
   return S.originals[i](call, op, args, rho);
 }
 

@@ -47,6 +47,8 @@ static const struct api_name API_NAMES[] = {
     {{"Rf_mkString"}, AT(mk_string)},
     {{"Rf_duplicate"}, AT(duplicate)},
     {{"SET_CLOENV"}, AT(set_cloenv)},
+    {{"PRSEEN"}, AT(promise_seen)},
+    {{"PRCODE"}, AT(promise_code)},
     {{"R_NaString"}, AT(na_string)},
     {{"R_NilValue"}, AT(nil_value)},
     {{"R_BaseNamespace"}, AT(base_namespace)},

@@ -14,7 +14,7 @@ typedef SEXP (*CCODE)(SEXP call, SEXP op, SEXP args, SEXP rho);
 typedef void *(*DL_FUNC)(void);
 
 /* R's SEXPTYPEs the capsule looks at (Rinternals.h). */
-enum { NILSXP = 0, SYMSXP = 1, CLOSXP = 3, ENVSXP = 4, LANGSXP = 6, STRSXP = 16, VECSXP = 19, EXTPTRSXP = 22, BCODESXP = 21 };
+enum { NILSXP = 0, SYMSXP = 1, LISTSXP = 2, CLOSXP = 3, ENVSXP = 4, PROMSXP = 5, LANGSXP = 6, STRSXP = 16, VECSXP = 19, EXTPTRSXP = 22, BCODESXP = 21 };
 
 /* R's context types (Defn.h). */
 enum { CTXT_TOPLEVEL = 0, CTXT_FUNCTION = 4, CTXT_BUILTIN = 64 };
@@ -88,6 +88,8 @@ struct __attribute__((aligned(65536))) rapi {
   SEXP (*mk_string)(const char *);
   SEXP (*duplicate)(SEXP);
   void (*set_cloenv)(SEXP, SEXP);
+  int (*promise_seen)(SEXP);
+  SEXP (*promise_code)(SEXP);
   /* R's variables: pointers to them, read at each use. */
   SEXP *na_string, *nil_value, *base_namespace, *base_env, *global_env, *empty_env, *namespace_registry;
   struct r_context **global_context;
@@ -112,8 +114,6 @@ const char *rapi_env_package(SEXP env);
 
 /* Native routines (routines.c): whether the package's own code is what is calling. */
 int routine_vouched(const char *package);
-/* dispatch.c's foreign-call row: R is about to evaluate `call` (interpreted) in `rho`. */
-void routine_evaluated_in(SEXP call, SEXP rho);
 /* Whether the innermost R closure on the call stack acts for its caller (base, methods). */
 int caller_acts_for_others(void);
 

@@ -7,8 +7,8 @@
  *      package's own shared object (never libR's internals, libc, BLAS or another dependency);
  *   2. that package's compiled code is what calls it: the innermost package code on R's call stack
  *      is byte code of a closure whose environment is that package's registered namespace (or of a
- *      package the table lets vouch for it), skipping base's code, which calls routines only for
- *      its own; and
+ *      package the table lets vouch for it), skipping the code of packages that act for their
+ *      caller (base's evaluators, methods' dispatch), which call routines only for their own; and
  *   3. the table does not answer it instead: a routine that returns an object's address answers an
  *      opaque token (equal for the same object, never the address), a profiler is refused.
  *
@@ -20,16 +20,17 @@
  * namespace lookup of a string with no PACKAGE is checked by dispatch.c's foreign-call rows.
  *
  * Why byte code: a script cannot make byte code (the builders are removed from R's dispatch table,
- * the JIT is off, deserialization reads only installed files, and `environment<-` drops a closure's
- * byte code), so byte code whose closure lives in a package's registered namespace is that
- * package's own. Code R evaluates from a call object (eval, do.call, a promise) is not byte code;
- * when such a call reaches a routine (the innermost context is then R's builtin context for it),
- * base's code is skipped and the package whose code asked for the evaluation must vouch.
+ * the JIT is off, deserialization reads only installed files, and `environment<-` keeps byte code
+ * only where it merely moves lookups), so byte code whose closure lives in a package's registered
+ * namespace is that package's own. Code R evaluates from a call object (eval, do.call, a promise)
+ * is not byte code; when such a call reaches a routine (the innermost context is then R's builtin
+ * context for it), the package whose code asked for the evaluation must vouch: routine_vouched().
  *
  * What this does not decide: which values a package's code passes. A routine that misbehaves on
  * values its package's R code lets through (a script calling the package's functions, internal
- * ones included, or rebinding names in a package function's frame during a callback) is a
- * memory-safety bug of that package, the class docs/threat-model.md names.
+ * ones included, rebinding names in a package function's frame during a callback, or handing the
+ * package an expression its code evaluates) is a memory-safety bug of that package, the class
+ * docs/threat-model.md names.
  */
 #define _GNU_SOURCE
 #include "capsule.h"
@@ -93,32 +94,39 @@ static int acts_for_others(const char *caller) {
   return 0;
 }
 
-/* The interpreted foreign call R is evaluating, recorded by dispatch.c's row before R resolves its
- * routine. Only read while that call's builtin context is still the innermost one. */
-static struct {
-  struct r_context *context;
-  SEXP call, rho;
-} evaluated_at;
+/* Most acting closures between a routine's builtin context and the package code that vouches for
+ * it; more ends the search (refused). */
+enum { MAX_ACTING = 32 };
 
-void routine_evaluated_in(SEXP call, SEXP rho) {
-  evaluated_at.context = *R_API.global_context;
-  evaluated_at.call = call;
-  evaluated_at.rho = rho;
+/* Whether one of the closure call's arguments is being forced now with code R evaluates (not byte
+ * code): an argument the calling code wrote, whose evaluation is that code's, not this closure's. */
+static int forcing_evaluated_argument(const struct r_context *c) {
+  const struct rapi *r = &R_API;
+  SEXP nil = *r->nil_value;
+  /* Bounded: R passes at most a few thousand arguments, and a bound is cheaper than a cycle check. */
+  int hops = 0;
+  for (SEXP a = c->promargs; a != nil && r->type_of(a) == LISTSXP && hops < 65536; a = r->cdr(a), hops++) {
+    SEXP p = r->car(a);
+    if (r->type_of(p) == PROMSXP && r->promise_seen(p) == 1 && r->type_of(r->promise_code(p)) != BCODESXP) return 1;
+  }
+  return hops == 65536;
 }
 
 int routine_vouched(const char *package) {
   const struct rapi *r = &R_API;
   struct r_context *c = *r->global_context;
   /* A routine reached from a call R evaluates (not byte code) has R's builtin context innermost.
-   * Such a call is a package's only when R evaluates it in that package's own environment (its
-   * namespace or a frame of its code): a promise of the script's code, forced by a package
-   * function, is evaluated where the script wrote it. */
+   * Whose call it is then depends on who asked for the evaluation:
+   *  - an argument being forced is the calling code's: a promise of the script's code forced by a
+   *    package function (stats::setNames(.Call(...))) is the script's;
+   *  - each acting closure on the way (eval, do.call, with) must have been called from the frame
+   *    of a closure further out, up to the package code that vouches: an eval() the script wrote
+   *    inside such a promise was called from the script's frame;
+   *  - what remains is an evaluation the package's own code asked for, in R (model.frame()'s
+   *    variables) or in its compiled code (data.table's `j`): the package's. */
   int evaluated = c && c->callflag == CTXT_BUILTIN;
-  if (evaluated) {
-    if (evaluated_at.context != c || evaluated_at.call != c->call || r->type_of(evaluated_at.rho) != ENVSXP) return 0;
-    const char *where = rapi_env_package(evaluated_at.rho);
-    if (!where || acts_for_others(where) || !vouches(where, package)) return 0;
-  }
+  SEXP pending[MAX_ACTING];
+  size_t n_pending = 0;
   for (; c; c = c->next) {
     if (!(c->callflag & CTXT_FUNCTION) || r->type_of(c->callfun) != CLOSXP) continue;
     /* Interpreted code is the script's (or a closure it rebuilt): it vouches for nothing, and
@@ -126,13 +134,25 @@ int routine_vouched(const char *package) {
     if (r->type_of(r->closure_body(c->callfun)) != BCODESXP) return 0;
     const char *caller = rapi_env_package(r->closure_env(c->callfun));
     if (!caller) return 0;
+    if (evaluated) {
+      if (forcing_evaluated_argument(c)) return 0;
+      /* This closure's frame is where the acting closures inside it may have been called from. */
+      for (size_t i = 0; i < n_pending;)
+        if (pending[i] == c->cloenv) pending[i] = pending[--n_pending];
+        else i++;
+    }
     if (acts_for_others(caller)) {
       /* base's and methods' own call sites call their own routines; their evaluators and S4
        * dispatch (which forces the caller's arguments, compiled promises included) act for whoever
        * called them. */
       if (!evaluated && strcmp(package, caller) == 0) return 1;
+      if (evaluated) {
+        if (n_pending == MAX_ACTING) return 0;
+        pending[n_pending++] = c->sysparent;
+      }
       continue;
     }
+    if (n_pending > 0) return 0;
     return vouches(caller, package);
   }
   return 0;

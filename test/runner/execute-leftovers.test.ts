@@ -92,12 +92,14 @@ describe('an envelope an escaped script forged', () => {
   // The escaped runner: the script runs without the R layer, as one that escaped it would, and
   // finds the nonce in the runner's frames.
   const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+  // R's own exit runs the runner's exit finalizer, which writes the real envelope: a forgery is
+  // read only when the script ends R without it, as a signal to itself does.
   const forge = (fields: string) => [
     'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
     `e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE), ${fields})`,
     'e$rVersion <- "9.9.9"',
     'writeLines(jsonlite::toJSON(e, auto_unbox = TRUE, null = "null"), file.path(getwd(), "envelope.json"))',
-    'quit(save = "no")',
+    'tools::pskill(Sys.getpid(), tools::SIGKILL)',
   ].join('\n');
 
   it('is held to every cap: a 4 MB message, a 3 MB error detail and a 2 MB value come back capped, the response under 6 MB', async () => {
@@ -120,7 +122,7 @@ describe('an envelope an escaped script forged', () => {
 
   it('sets nothing later responses report: the next call, which has no envelope of its own, reports the service\'s R version', async () => {
     await h.run(forge('list()'));
-    const next = await h.run('quit(status = 3)');
+    const next = await h.run('tools::pskill(Sys.getpid(), tools::SIGKILL)');
     expect(next.status).toBe('error');
     expect(next.rVersion).toBe(loadManifest().rVersion);
     expect(next.rVersion).not.toBe('9.9.9');
@@ -137,7 +139,7 @@ describe('an envelope an escaped script forged', () => {
       'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
       'body <- sub("}$", "", as.character(jsonlite::toJSON(c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE)), auto_unbox = TRUE, null = "null")))',
       'writeLines(paste0(body, \',"value":{"kind":"json","class":[],"json":\', strrep("[", 1e6), strrep("]", 1e6), "}}"), file.path(getwd(), "envelope.json"))',
-      'quit(save = "no")',
+      'tools::pskill(Sys.getpid(), tools::SIGKILL)',
     ].join('\n'));
     expect(response).toMatchObject({ status: 'error', errorType: 'interpreter' });
     expect(response.error).toMatch(/nests deeper than 64 levels/);
@@ -158,7 +160,7 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
         `pages <- list(list(name = "${page}", bytes = file.size(file.path(getwd(), ".jube", "plots", "${page}"))))`,
         'e <- c(h, list(status = "ok", error = NULL, warnings = list(), timedOut = FALSE, plotPages = pages))',
         'writeLines(jsonlite::toJSON(e, auto_unbox = TRUE, null = "null"), file.path(getwd(), "envelope.json"))',
-        'quit(save = "no")',
+        'tools::pskill(Sys.getpid(), tools::SIGKILL)',
       ].join('\n');
       await ordinary.run('x <- 1');
       const baseline = process.memoryUsage().rss;

@@ -94,16 +94,30 @@ describe('execute handler: outputs', () => {
       const forged = '{"nonce":"guess","rVersion":"9.9.9","status":"ok","error":null,"warnings":[],"timedOut":false}';
       const response = await escaped.run(`writeLines('${forged}', "envelope.json")\nquit(status = 0)`);
       expect(response.status).toBe('error');
-      expect(response.error).toMatch(/^R exited without a result \(exit code 0; .*nonce/);
+      expect(response.error).toMatch(/^Error: quit\(\) at line 2 ends the script here/);
+      expect(response.rVersion).not.toBe('9.9.9');
+    });
+
+    it('ignores an envelope file the script writes before ending R without the runner (a signal to itself)', async () => {
+      const forged = '{"nonce":"guess","rVersion":"9.9.9","status":"ok","error":null,"warnings":[],"timedOut":false}';
+      const response = await escaped.run(`writeLines('${forged}', "envelope.json")\ntools::pskill(Sys.getpid(), tools::SIGKILL)`);
+      expect(response.status).toBe('error');
+      expect(response.error).toMatch(/nonce/);
       expect(response.rVersion).not.toBe('9.9.9');
     });
   });
 
   describe('R dying is a clean error', () => {
-    it('quit() with a status', async () => {
+    it('quit() with a status is the script\'s own error, its output kept', async () => {
       const response = await escaped.run('cat("bye\\n")\nquit(status = 3)');
-      expect(response).toMatchObject({ status: 'error', consoleOutput: 'bye\n', timedOut: false });
-      expect(response.error).toMatch(/^R exited without a result \(exit code 3; no result file\)/);
+      expect(response).toMatchObject({ status: 'error', consoleOutput: 'bye\n', timedOut: false, errorType: 'execution' });
+      expect(response.error).toMatch(/^Error: quit\(\) at line 2 ends the script here/);
+    });
+
+    it('R ended by a signal, with no result file, is the service\'s error', async () => {
+      const response = await escaped.run('cat("bye\\n")\ntools::pskill(Sys.getpid(), tools::SIGKILL)');
+      expect(response).toMatchObject({ status: 'error', consoleOutput: 'bye\n', timedOut: false, errorType: 'interpreter' });
+      expect(response.error).toMatch(/SIGKILL/);
     });
 
     it('a memory blow-up is stopped by the address-space limit', async () => {

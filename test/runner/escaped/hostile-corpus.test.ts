@@ -141,6 +141,15 @@ function corpusScript(list: readonly Case[]): string {
   ].join('\n');
 }
 
+/**
+ * The one route the corpus finds through, by design: model.frame() (stats) evaluates the script's
+ * subset= expression as stats' own code, so stats vouches for a routine of its own called there.
+ * What a package's code evaluates may reach that package's routines, with values the script chose,
+ * as calling the package's functions does; no other package's, no capability (docs/threat-model.md,
+ * "Native code only as packages ship it").
+ */
+const OWN_ROUTINE_THROUGH_ITS_EVALUATOR = ['dotCall/model.frame'];
+
 const field = (output: string, key: string): string =>
   output.split('\n').find((l) => l.startsWith(`@@${key} `))?.slice(key.length + 3).trim() ?? '';
 
@@ -158,7 +167,7 @@ describe.each([
     const response = await h.run(corpusScript(list), { timeoutSeconds: 240 });
     // Assess
     expect(field(response.consoleOutput, 'done'), response.error ?? '').toBe(String(list.length));
-    expect(field(response.consoleOutput, 'leaks')).toBe('');
+    expect(field(response.consoleOutput, 'leaks')).toBe(OWN_ROUTINE_THROUGH_ITS_EVALUATOR.join(','));
     expect(readdirSync(marks)).toEqual([]);
     expect(connections).toBe(before);
     expect(() => process.kill(sleeper.pid!, 0)).not.toThrow();
