@@ -19,12 +19,16 @@ const scalar = z.union([z.string(), z.number(), z.boolean()], {
   error: (issue) => (issue.input === null ? 'null is not a value; omit the variable instead' : 'must be a string, number, boolean or an array of one of those'),
 });
 
-/** A variable's value: a scalar or a homogeneous array of scalars (limits come from the rules file). */
+/**
+ * A variable's value: a scalar or a homogeneous array of scalars (limits come from the rules file).
+ * A null element of an array is R's NA of the array's type, as jsonlite reads it; a null value is
+ * refused (omit the variable).
+ */
 const VariableValueSchema = z.union([
   scalar,
-  z.array(z.string()),
-  z.array(z.number()),
-  z.array(z.boolean()),
+  z.array(z.string().nullable()),
+  z.array(z.number().nullable()),
+  z.array(z.boolean().nullable()),
 ], {
   error: (issue) => (issue.input === null ? 'null is not a value; omit the variable instead' : 'must be a string, number, boolean or an array of one of those (all elements of one type)'),
 });

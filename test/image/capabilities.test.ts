@@ -60,6 +60,9 @@ describe('image, escaped script, capsule alone (the Lambda posture)', () => {
       'probe("dplyr", nrow(dplyr::filter(mtcars, cyl == 4)))',
       'probe("glm", round(coef(glm(am ~ wt, data = mtcars, family = binomial))[[2]], 2))',
       'probe("cor", round(cor(c(1, 2, 3), c(1, 2, 4)), 3))',
+      // data.table's compiled code evaluates j (its own routine in it); the script's promise forced by stats is refused.
+      'probe("dt-j", { DT <- data.table::as.data.table(mtcars); DT[, m := mean(mpg), by = cyl]; round(DT$m[1], 3) })',
+      'probe("promise", stats::setNames(.Call(stats:::C_cor, c(1, 2, 3), c(1, 2, 4), 1L, FALSE), "r"))',
     ].join('\n');
     const response = answered(await runtime.invoke({ script, timeoutSeconds: 90 }, { requestId: randomUUID(), timeoutMs: 120_000 }));
     const probes = Object.fromEntries(
@@ -82,5 +85,7 @@ describe('image, escaped script, capsule alone (the Lambda posture)', () => {
     expect(probes['dplyr']).toBe('ok: 11');
     expect(probes['glm']).toBe('ok: -4.02');
     expect(probes['cor']).toBe('ok: 0.982');
+    expect(probes['dt-j']).toBe('ok: 19.743');
+    expect(probes['promise']).toMatch(escaped('routine cor of stats loads or calls compiled code directly'));
   });
 });

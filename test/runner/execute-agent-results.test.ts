@@ -80,7 +80,7 @@ describe('execute handler: messages', () => {
 describe('execute handler: the last value', () => {
   it.each([
     { script: '1 + 1', value: { kind: 'json', class: ['numeric'], json: 2 } },
-    { script: 'x <- c(mean = 2.5, sd = 1)', value: { kind: 'json', class: ['numeric'], json: { mean: 2.5, sd: 1 } } },
+    { script: 'x <- c(mean = 2.5, sd = 1)\nx', value: { kind: 'json', class: ['numeric'], json: { mean: 2.5, sd: 1 } } },
     {
       script: 'data.frame(g = c("a", "b"), n = 1:2)',
       value: {
@@ -107,13 +107,13 @@ describe('execute handler: the last value', () => {
       },
     },
     { script: 'list(ok = TRUE, missing = NA)', value: { kind: 'json', class: ['list'], json: { ok: true, missing: null } } },
-    { script: 'invisible(NULL)', value: { kind: 'json', class: ['NULL'], json: null } },
+    { script: 'NULL', value: { kind: 'json', class: ['NULL'], json: null } },
   ])('$script', async ({ script, value }) => {
     expect((await h.run(script)).value).toEqual(value);
   });
 
   it('a model is not JSON: its printed form and class', async () => {
-    const response = await h.run('fit <- lm(dist ~ speed, data = cars)');
+    const response = await h.run('fit <- lm(dist ~ speed, data = cars)\nfit');
     expect(response.value).toMatchObject({ kind: 'printed', class: ['lm'], truncated: false });
     expect(response.value?.kind === 'printed' && response.value.printed).toMatch(/Coefficients:/);
   });
@@ -126,17 +126,18 @@ describe('execute handler: the last value', () => {
   });
 
   it('a large data frame printed to R\'s max.print is truncated, and the note says which caps and what to raise', async () => {
-    const response = await h.run('invisible(data.frame(id = seq_len(5667), x = 0.5))');
+    const response = await h.run('big <- data.frame(id = seq_len(5667), x = 0.5)\nbig', { outputBudget: { consoleBytes: 1024 } });
     expect(response.value).toMatchObject({ kind: 'printed', class: ['data.frame'], truncated: true });
     expect(response.truncated).toBe(true);
     expect(response.notes?.join('\n')).toMatch(
       /the value came back printed: its JSON is larger than 16384 bytes; its printed form stopped at R's max\.print \(1000 entries.*outputBudget\.valueBytes is 16384; raise it \(up to 262144\) to get more \(as JSON\), or return the rows you need/,
     );
     // Raised far enough, the same frame comes back whole, as JSON.
-    const raised = await h.run('invisible(data.frame(id = seq_len(5667), x = 0.5))', { outputBudget: { valueBytes: 262_144 } });
+    const raised = await h.run('big <- data.frame(id = seq_len(5667), x = 0.5)\nbig', { outputBudget: { valueBytes: 262_144, consoleBytes: 1024 } });
     expect(raised.value).toMatchObject({ kind: 'json', class: ['data.frame'] });
     expect(raised.value?.kind === 'json' && (raised.value.json as unknown[]).length).toBe(5667);
-    expect(raised.truncated).toBeUndefined();
+    // Only the console (the frame printed at the top level) was cut; the value was not.
+    expect((raised.notes ?? []).filter((n) => n.includes('value'))).toEqual([]);
   });
 
   it('sits alongside the marker-based result', async () => {

@@ -66,7 +66,8 @@ describe('execute handler: outputs', () => {
     ])('$name', async ({ script, expected }) => {
       const response = await h.run(script);
       expect(response).toMatchObject(expected);
-      expect(response.consoleOutput).toContain('<<<JUBE_RESULT_START>>>');
+      // The block is `result` now, not console text.
+      expect(response.consoleOutput).not.toContain('<<<JUBE_RESULT_START>>>');
       expect(response.resultWarning).toBeUndefined();
     });
 

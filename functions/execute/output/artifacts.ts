@@ -1,6 +1,7 @@
 /** Everything a finished run left in its workdir for the caller: plots and out/ files, capped. */
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { collectOutFiles } from './out-files.ts';
+import { strayFileNote } from './stray-files.ts';
 import type { Artifacts } from '../outcome.ts';
 import type { PlotSettings } from '../run/plot-settings.ts';
 import { collectPlots, type RecordedPage } from './plots.ts';
@@ -16,15 +17,16 @@ export async function collectArtifacts(
   recordedPages: readonly RecordedPage[] | undefined,
   budget?: PostRunBudget,
 ): Promise<Artifacts> {
-  const [plots, files] = await Promise.all([
+  const [plots, files, stray] = await Promise.all([
     collectPlots(layout.root, layout.plotDir, settings, config.plots, recordedPages, budget),
     collectOutFiles(layout.root, layout.outDir, config.files, budget),
+    strayFileNote(layout.root, layout.outDir),
   ]);
   return {
     plots: plots.plots,
     plotsOmitted: plots.omitted,
     files: files.files,
-    notes: [...plots.notes, ...files.notes],
+    notes: [...plots.notes, ...files.notes, ...stray],
     truncated: plots.omitted > 0 || files.truncated,
   };
 }

@@ -8,7 +8,7 @@ import type { ErrorType, ExecuteResponse } from '../../../layers/contract/execut
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { raiseBudgetHint, type ResolvedBudget } from '../../../layers/config/output-budget.ts';
 import { backstopSeconds } from '../../../layers/config/timeouts.ts';
-import { capText, type CapturedOutput } from './caps.ts';
+import { capText, RESULT_END, RESULT_START, type CapturedOutput } from './caps.ts';
 import { capEnvelope, capNotes, type ResponseCaps } from './envelope-caps.ts';
 import type { Artifacts, RunOutcome } from '../outcome.ts';
 import { fitResponse } from './response-size.ts';
@@ -50,7 +50,8 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
       ...failedBy('interpreter'), ...base,
     };
   }
-  const { output, artifacts } = outcome;
+  const { artifacts } = outcome;
+  const { output, notes: resultNotes } = consoleWithoutResult(outcome.output);
   const fromOutput = resultFields(output);
   const truncated = output.truncated || (output.result.kind === 'invalid' && output.result.overflow === true) || artifacts.truncated;
 
@@ -58,7 +59,7 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
     const error = timeoutMessage(limits, outcome);
     return finish(
       { status: 'error', consoleOutput: output.consoleOutput, error, warnings: [], timedOut: true, ...failedBy('execution'), ...fromOutput, ...base },
-      ranFields(output, artifacts, [], limits),
+      ranFields(output, artifacts, resultNotes, limits),
       truncated,
     );
   }
@@ -77,7 +78,7 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
         status: 'error', consoleOutput: output.consoleOutput, error: error.value, warnings: [], timedOut: false,
         ...failedBy('interpreter'), ...fromOutput, ...base,
       },
-      ranFields(output, artifacts, [], limits),
+      ranFields(output, artifacts, resultNotes, limits),
       truncated || error.truncated,
     );
   }
@@ -105,7 +106,7 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
     ...fromOutput,
     ...base,
   },
-  ranFields(output, artifacts, capped.notes, limits),
+  ranFields(output, artifacts, [...resultNotes, ...capped.notes], limits),
   truncated || capped.truncated);
 }
 
@@ -183,6 +184,31 @@ export function timeoutRaiseHint(limits: Pick<ResponseLimits, 'timeoutSeconds' |
   return limits.timeoutSeconds < max
     ? `the request's timeoutSeconds raises the limit up to ${max} s`
     : `${max} s is this deployment's maximum timeoutSeconds: make the script faster or split it`;
+}
+
+/**
+ * The console without the marker block the parsed `result` came from, as R's console shows what a
+ * script prints but the caller already has it as `result`; and the note that says so. Only the
+ * block whose text is that result is taken out (the last complete one, where the console kept it).
+ */
+function consoleWithoutResult(output: CapturedOutput): { output: CapturedOutput; notes: string[] } {
+  if (output.result.kind !== 'ok') return { output, notes: [] };
+  const text = output.consoleOutput;
+  const end = text.lastIndexOf(RESULT_END);
+  const start = end < 0 ? -1 : text.lastIndexOf(RESULT_START, end);
+  if (start < 0) return { output, notes: [] };
+  let same = false;
+  try {
+    same = JSON.stringify(JSON.parse(text.slice(start + RESULT_START.length, end))) === JSON.stringify(output.result.value);
+  } catch {
+    same = false;
+  }
+  if (!same) return { output, notes: [] };
+  const stop = end + RESULT_END.length + (text[end + RESULT_END.length] === '\n' ? 1 : 0);
+  return {
+    output: { ...output, consoleOutput: text.slice(0, start) + text.slice(stop) },
+    notes: ['the structured result printed between the markers was taken out of consoleOutput: it is `result`'],
+  };
 }
 
 function resultFields(output: CapturedOutput): Pick<ExecuteResponse, 'result' | 'resultWarning'> {

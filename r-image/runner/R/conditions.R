@@ -84,7 +84,9 @@ new_condition_logs <- function(caps, here) {
   startup <- new_startup_log(caps$messageBytes)
   list(
     warning = function(w) {
-      text <- paste(subset2(w, "message"), collapse = "\n")
+      # With its causes, as R prints it: rlang chains them through `parent` (ggplot2's "Computation
+      # failed" names the missing package only there).
+      text <- tryCatch(chain_message(w, condition_chain(w)), error = function(e) paste(subset2(w, "message"), collapse = "\n"))
       warnings$record(text, c(list(call = call_text(subset2(w, "call"), caps$callBytes)), here()))
       invokeRestart("muffleWarning")
     },

@@ -95,7 +95,11 @@ evaluate_script <- function(exprs, input, workdir, on_quit = NULL) {
     }
     startup_note <- conditions$startup_note()
     if (!is.null(startup_note)) add_note(startup_note)
-    value <- if (identical(outcome$status, "ok")) value_field(last, caps, timeout - elapsed_since(started), add_note)
+    # The last top-level value when R's console would show it: none after an invisible result (an
+    # assignment, cat(), invisible()), as the console prints none.
+    value <- if (identical(outcome$status, "ok") && isTRUE(last$visible)) {
+      value_field(last, caps, timeout - elapsed_since(started), add_note)
+    }
     flush(stdout())
     c(
       outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
@@ -130,11 +134,7 @@ evaluate_script <- function(exprs, input, workdir, on_quit = NULL) {
           current <- i
           # format_error() recognises this exact call as "the script's top level".
           shown <- withVisible(eval(exprs[[i]], script_env))
-          if (shown$visible) {
-            print_env <- new.env(parent = script_env)
-            assign(".jube_value", shown$value, envir = print_env)
-            eval(quote(print(.jube_value)), print_env)
-          }
+          if (shown$visible) autoprint(shown$value, script_env)
           last <- shown
           set_last_value(shown$value)
           # Output reaches the handler as it happens, so a run the backstop kills keeps it.
@@ -167,6 +167,16 @@ quit_message <- function(exprs, current) {
     "the R session for you and returns its output; end the script with its last expression instead, ",
     "or stop(\"why\") to fail it"
   )
+}
+
+# A visible value printed as R's console prints it, through base's own autoprint, source()'s
+# print.eval: print() (show() for S4) found from the script's environment. Packages that keep a
+# value from printing at the console right after a call of theirs (data.table's `DT[, x := y]`)
+# recognise that caller, as they recognise the console's.
+autoprint <- function(value, script_env) {
+  print_env <- new.env(parent = script_env)
+  assign(".jube_value", value, envir = print_env)
+  source(exprs = list(quote(.jube_value)), local = print_env, print.eval = TRUE, echo = FALSE)
 }
 
 # .Last.value as R's console sets it after each top-level expression, visible or not.

@@ -5,11 +5,18 @@
 # data frames, objects named lists); under "r-json" it is jsonlite::serializeJSON's shape, built
 # here node by node from data only (seam.json's rJson lists), never by unserializeJSON.
 
-# JSON arrays become vectors, numbers doubles, `[]` logical(0).
+# JSON arrays become vectors, numbers doubles, `[]` logical(0), a null element NA of the array's
+# type (as jsonlite reads one).
 as_r_value <- function(value) {
   if (is.list(value)) {
     if (length(value) == 0L) return(logical(0))
+    missing <- vapply(value, is.null, NA)
     value <- unlist(value, use.names = FALSE)
+    if (any(missing)) {
+      out <- rep(if (is.null(value)) NA else value[NA_integer_], length(missing))
+      out[!missing] <- value
+      value <- out
+    }
   }
   if (is.integer(value)) value <- as.double(value)
   value
