@@ -86,7 +86,10 @@ new_condition_logs <- function(caps, here) {
     warning = function(w) {
       # With its causes, as R prints it: rlang chains them through `parent` (ggplot2's "Computation
       # failed" names the missing package only there).
-      text <- tryCatch(chain_message(w, condition_chain(w)), error = function(e) paste(subset2(w, "message"), collapse = "\n"))
+      text <- tryCatch(
+        chain_message(w, condition_chain(w)),
+        error = function(e) paste(subset2(w, "message"), collapse = "\n")
+      )
       warnings$record(text, c(list(call = call_text(subset2(w, "call"), caps$callBytes)), here()))
       invokeRestart("muffleWarning")
     },
@@ -130,7 +133,8 @@ error_details <- function(e, calls, exprs, current, caps, script_env = emptyenv(
   near <- list(script_top_call(calls), subset2(e, "call"))
   at <- tryCatch(innermost_position(frames, tokens, missing, near), error = function(err) NULL)
   if (is.null(at)) at <- top
-  hints <- tryCatch(error_hints(messages, missing, script_env, tokens, packages), error = function(err) character())
+  assigned <- tryCatch(assigned_names(exprs), error = function(err) NULL)
+  hints <- tryCatch(error_hints(messages, missing, script_env, tokens, packages, assigned), error = function(err) character())
   c(
     details, at, list(expressionLine = top$line, expressionColumn = top$column, traceback = frames),
     if (length(hints) > 0L) {

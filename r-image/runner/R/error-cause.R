@@ -62,13 +62,25 @@ token_position <- function(tokens, token, text) {
   list(line = hit$line1, column = hit$col1)
 }
 
-# The name an "object not found" or "could not find function" error is about, and its token.
+# What a missing-name error is about: a `kind` ("object", "function", "column", or "columns" when
+# the message names none) and the name, in the words of base R, dplyr/tidyselect and data.table.
+missing_patterns <- list(
+  list(kind = "object", token = "SYMBOL", pattern = "object '([^']+)' not found"),
+  list(kind = "function", token = "SYMBOL_FUNCTION_CALL", pattern = "could not find function \"([^\"]+)\""),
+  list(kind = "column", token = "SYMBOL", pattern = "Column `([^`]+)` doesn't exist"),
+  list(kind = "column", token = "SYMBOL", pattern = "non existing column\\(s\\): cols\\[[0-9]+\\]='([^']+)'"),
+  list(kind = "column", token = "SYMBOL", pattern = "[Cc]olumn '([^']+)' not found"),
+  list(kind = "columns", token = "SYMBOL", pattern = "(undefined columns selected|must be valid column names|must specify a uniquely valid column|column\\(s\\) not found)")
+)
+
 missing_name <- function(messages) {
   for (msg in messages) {
-    object <- regmatches(msg, regexec("object '([^']+)' not found", msg))[[1L]]
-    if (length(object) == 2L) return(list(name = object[[2L]], token = "SYMBOL", kind = "object"))
-    fun <- regmatches(msg, regexec("could not find function \"([^\"]+)\"", msg))[[1L]]
-    if (length(fun) == 2L) return(list(name = fun[[2L]], token = "SYMBOL_FUNCTION_CALL", kind = "function"))
+    for (p in missing_patterns) {
+      hit <- regmatches(msg, regexec(p$pattern, msg))[[1L]]
+      if (length(hit) == 2L) {
+        return(list(name = if (p$kind == "columns") NULL else hit[[2L]], token = p$token, kind = p$kind))
+      }
+    }
   }
   NULL
 }
@@ -84,7 +96,7 @@ innermost_position <- function(frames, tokens, missing, calls) {
     return(last[c("line", "column")])
   }
   if (is.null(tokens)) return(NULL)
-  if (!is.null(missing)) {
+  if (!is.null(missing$name)) {
     at <- token_position(tokens, missing$token, missing$name)
     if (!is.null(at)) return(at)
   }

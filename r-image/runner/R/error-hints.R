@@ -10,28 +10,35 @@ plain_value <- function(name, env) {
   get(name, envir = env, inherits = FALSE)
 }
 
-# Names an agent may have meant: the script's variables, and the columns of every data frame the
-# script made or the failing expression names (a dataset such as mtcars included).
+# The data frames a hint may name columns of: those the failing expression names (a dataset such
+# as mtcars included), or, when it names none, every data frame the script made. Returns a
+# two-column matrix (column, data frame) and the script's variables.
 known_names <- function(script_env, tokens) {
   variables <- ls(script_env)
-  found <- list()
-  symbols <- unique(c(variables, if (!is.null(tokens)) tokens$text[tokens$token == "SYMBOL"]))
+  named <- if (!is.null(tokens)) unique(tokens$text[tokens$token == "SYMBOL"]) else character()
   datasets <- if ("package:datasets" %in% search()) as.environment("package:datasets")
-  for (name in utils::head(symbols, 500L)) {
-    value <- if (name %in% variables) {
-      plain_value(name, script_env)
-    } else if (!is.null(datasets)) {
-      plain_value(name, datasets)
+  frames <- function(symbols) {
+    found <- list()
+    for (name in utils::head(symbols, 500L)) {
+      value <- if (name %in% variables) {
+        plain_value(name, script_env)
+      } else if (!is.null(datasets)) {
+        plain_value(name, datasets)
+      }
+      if (inherits(value, "data.frame")) {
+        for (column in as.character(attr(value, "names"))) found[[length(found) + 1L]] <- c(column, name)
+      }
     }
-    if (inherits(value, "data.frame")) {
-      for (column in as.character(attr(value, "names"))) found[[length(found) + 1L]] <- c(column, name)
-    }
+    found
   }
+  found <- frames(named)
+  if (length(found) == 0L) found <- frames(variables)
   columns <- if (length(found) > 0L) do.call(rbind, found) else matrix(character(), 0L, 2L)
   list(variables = variables, columns = columns)
 }
 
-# Up to three of the nearest names, within two edits of `name` (a transposition counts as one).
+# Up to three of the nearest names: one edit away for a name of up to four characters (fit is not
+# id), else two (a transposition counts as one).
 close_names <- function(name, candidates) {
   candidates <- unique(candidates[nzchar(candidates) & candidates != name])
   if (length(candidates) == 0L) return(character())
@@ -39,8 +46,19 @@ close_names <- function(name, candidates) {
   # A swap of letters (mgp for mpg) is one mistake, not the two edits adist() counts.
   sorted <- function(x) vapply(strsplit(x, ""), function(chars) paste(sort(chars), collapse = ""), "")
   distance <- distance - (distance == 2L & sorted(candidates) == sorted(name))
-  near <- distance <= min(2L, max(1L, nchar(name) - 1L)) & distance == min(distance)
+  allowed <- if (nchar(name) <= 4L) 1L else 2L
+  near <- distance <= allowed & distance == min(distance)
   utils::head(candidates[near], 3L)
+}
+
+# Each data frame's columns, when no name is close: what the agent would otherwise ask for next.
+column_lists <- function(columns, max_columns = 20L) {
+  if (nrow(columns) == 0L) return(character())
+  vapply(unique(columns[, 2L]), function(df) {
+    names <- columns[columns[, 2L] == df, 1L]
+    more <- if (length(names) > max_columns) sprintf(" (and %d more)", length(names) - max_columns) else ""
+    sprintf("`%s` has the columns %s%s", df, paste0("`", utils::head(names, max_columns), "`", collapse = ", "), more)
+  }, "", USE.NAMES = FALSE)
 }
 
 did_you_mean <- function(missing, known) {
@@ -49,8 +67,28 @@ did_you_mean <- function(missing, known) {
     owners <- vapply(near_columns, function(c) known$columns[known$columns[, 1L] == c, 2L][[1L]], "")
     return(sprintf("did you mean %s?", paste0("`", near_columns, "` (a column of `", owners, "`)", collapse = ", ")))
   }
-  near <- close_names(missing$name, known$variables)
-  if (length(near) > 0L) sprintf("did you mean %s?", paste0("`", near, "`", collapse = ", "))
+  if (identical(missing$kind, "object")) {
+    near <- close_names(missing$name, known$variables)
+    if (length(near) > 0L) return(sprintf("did you mean %s?", paste0("`", near, "`", collapse = ", ")))
+  }
+  NULL
+}
+
+# The names the script binds anywhere (an assignment's target, a function's arguments, a for
+# loop's variable, assign("name", ...)), from its parse data; NULL when that cannot be read.
+assigned_names <- function(exprs) {
+  pd <- tryCatch(utils::getParseData(attr(exprs, "srcfile")), error = function(e) NULL)
+  if (is.null(pd) || nrow(pd) == 0L) return(NULL)
+  pd <- pd[pd$terminal & pd$token != "COMMENT", , drop = FALSE]
+  pd <- pd[order(pd$line1, pd$col1), , drop = FALSE]
+  next_token <- c(pd$token[-1L], "")
+  previous_token <- c("", pd$token[-nrow(pd)])
+  previous_text <- c("", pd$text[-nrow(pd)])
+  symbol <- pd$token %in% c("SYMBOL", "SYMBOL_FORMALS")
+  bound <- symbol & (next_token %in% c("LEFT_ASSIGN", "EQ_ASSIGN") | previous_token == "RIGHT_ASSIGN" |
+    pd$token == "SYMBOL_FORMALS" | (previous_token == "'('" & c("", previous_text[-nrow(pd)]) == "for"))
+  strings <- pd$token == "STR_CONST" & c("", "", pd$text[seq_len(max(0L, nrow(pd) - 2L))]) == "assign"
+  unique(c(unquote(pd$text[bound]), gsub("^[\"']|[\"']$", "", pd$text[strings])))
 }
 
 # The installed packages (of those a script may load) that export `name`, read from each one's
@@ -76,12 +114,27 @@ where_exported <- function(name, packages, not_from = NULL) {
   )
 }
 
-# Hints for the commonest mistakes an agent makes, from the messages of the chain.
-error_hints <- function(messages, missing, script_env, tokens, packages) {
+# Hints for the commonest mistakes an agent makes, from the messages of the chain. `assigned`: the
+# names the whole script binds (assigned_names()); NULL when unknown.
+error_hints <- function(messages, missing, script_env, tokens, packages, assigned = NULL) {
   hints <- character()
-  if (!is.null(missing) && identical(missing$kind, "object")) {
-    hint <- did_you_mean(missing, known_names(script_env, tokens))
-    if (!is.null(hint)) hints <- c(hints, hint)
+  if (!is.null(missing) && missing$kind %in% c("object", "column", "columns")) {
+    known <- known_names(script_env, tokens)
+    hint <- if (!is.null(missing$name)) did_you_mean(missing, known)
+    if (!is.null(hint)) {
+      hints <- c(hints, hint)
+    } else {
+      if (!identical(missing$kind, "object") || (!is.null(tokens) && nrow(known$columns) > 0L)) {
+        hints <- c(hints, column_lists(known$columns))
+      }
+      # No typo in sight: perhaps an earlier call made it.
+      if (identical(missing$kind, "object") && !is.null(assigned) && !(missing$name %in% assigned)) {
+        hints <- c(hints, sprintf(
+          "if an earlier call made `%s`: every call starts fresh and keeps nothing from the ones before, so make it in this script",
+          missing$name
+        ))
+      }
+    }
   }
   if (!is.null(missing) && identical(missing$kind, "function")) {
     hint <- where_exported(missing$name, packages)
