@@ -1,12 +1,15 @@
 /**
- * The R runner's own tests (test/runner/r/test-<part>.R), run with Rscript and no Node in between:
- * a regression in one rule of the re-validation, the mask or the hardening shows up here as the
- * case that names it. Each R case is reported as one test.
+ * The R runner's own tests (test/runner/r/test-<part>.R, one per part of the r-image/runner
+ * package), run with Rscript and no Node in between: a regression in one part (the parser
+ * agreement, the capability advice, the evaluation loop, the value, the envelope...) shows up here
+ * as the case that names it. Each R case is reported as one test.
  */
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
+import { getParser } from '../../layers/parser/tree-sitter.ts';
+import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 
 interface RCase {
   readonly name: string;
@@ -39,4 +42,18 @@ describe.each(runs)('$file', ({ exitCode, stderr, cases }) => {
     expect(message).toBeUndefined();
     expect(ok).toBe(true);
   });
+});
+
+// test-parse.R hands check_script() a tree-sitter list for each script of its table; these are
+// tree-sitter's own lists (the validator's inventory), so R agreeing with them is R agreeing with
+// tree-sitter.
+interface ParseCase {
+  readonly script: string;
+  readonly symbols: readonly string[];
+}
+const parseCases = JSON.parse(readFileSync(`${dir}parse-cases.json`, 'utf8')) as { inventories: ParseCase[]; capabilityCalls: ParseCase[] };
+const byCodeUnit = (names: readonly string[]) => [...names].sort();
+
+it.each([...parseCases.inventories, ...parseCases.capabilityCalls])('tree-sitter lists $script as parse-cases.json says', async ({ script, symbols }) => {
+  expect(treeSitterSymbols(await getParser(), script, 5_000)).toEqual(byCodeUnit(symbols));
 });

@@ -38,7 +38,8 @@ symbol_inventory <- function(tokens) {
 }
 
 # The direct calls of capability functions: `name(...)` where the name is R's own (attached in every
-# session), `pkg::name(...)` of any, as layers/validator/checks/capability-call.ts finds them.
+# session), `pkg::name(...)` of any, never `x$name(...)`; as layers/validator/checks/capability-call.ts
+# finds them.
 capability_calls <- function(tokens) {
   functions <- seam$capabilityFunctions
   if (is.null(functions)) stop("jube-r runner: seam.json lists no capability functions")
@@ -46,7 +47,8 @@ capability_calls <- function(tokens) {
   found <- list()
   for (i in which(tokens$token == "SYMBOL_FUNCTION_CALL")) {
     rows <- by_name[[unquote(tokens$text[[i]])]]
-    if (is.null(rows)) next
+    # x$system() calls an element of x, not the function.
+    if (is.null(rows) || (i > 1L && identical(tokens$token[[i - 1L]], "'$'"))) next
     qualified <- i > 2L && tokens$token[[i - 1L]] %in% c("NS_GET", "NS_GET_INT")
     package <- if (qualified) unquote(tokens$text[[i - 2L]]) else NULL
     for (f in rows) {

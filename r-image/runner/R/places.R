@@ -9,7 +9,10 @@ note_script_places <- function() {
   script_start$sinks <- sink.number()
 }
 
+# Only the sinks the script opened: one its caller had before the script stays (a test's
+# capture.output(), say), as does the stack below it.
 release_script_places <- function() {
-  while (sink.number() > 0L) sink(NULL, type = "output")
+  kept <- if (is.null(script_start$sinks)) 0L else script_start$sinks
+  while (sink.number() > kept) sink(NULL, type = "output")
   if (!is.null(script_start$wd)) setwd(script_start$wd)
 }

@@ -3,7 +3,8 @@ runner <- load_runner()
 
 case("a call is deparsed on one line and capped; the loop's own eval() is no call", {
   expect_identical(runner$call_text(quote(f(x, y = 2)), 40L), "f(x, y = 2)")
-  expect_identical(runner$call_text(quote(eval(expr, script_env)), 40L), NULL)
+  expect_identical(runner$call_text(quote(eval(exprs[[i]], script_env)), 40L), NULL)
+  expect_identical(runner$call_text(quote(eval(expr, script_env)), 40L), "eval(expr, script_env)")
   expect_identical(runner$call_text(NULL, 40L), NULL)
   long <- runner$call_text(as.call(c(as.name("f"), as.list(1:100))), 40L)
   expect_identical(nchar(long, type = "bytes"), 40L)
@@ -18,6 +19,30 @@ case("a condition log keeps texts within the count and byte caps and counts the 
   bytes <- runner$new_condition_log(10L, 6L)
   for (text in c("aaaa", "bbbb")) bytes$record(text, list())
   expect_identical(bytes$texts(), list("aaaa"))
+})
+# conditions.R and evaluate.R agree on the loop's call: the one evaluate_script() makes is the one
+# top_level_call (and format_error()) recognise as "the script's top level".
+calls_in <- function(x) {
+  if (!is.call(x) && !is.pairlist(x)) return(list())
+  parts <- as.list(x)
+  found <- if (is.call(x)) list(x) else list()
+  # Only calls and formals hold calls (and an empty argument, x[, 1], must not be passed on).
+  for (k in seq_along(parts)) {
+    if (is.call(parts[[k]]) || is.pairlist(parts[[k]])) found <- c(found, calls_in(parts[[k]]))
+  }
+  found
+}
+case("the script's top level is the one eval() call evaluate_script() makes", {
+  of_script <- Filter(
+    function(call) identical(call[[1L]], as.name("eval")) && identical(call[[2L]], quote(exprs[[i]])),
+    calls_in(body(runner$evaluate_script))
+  )
+  expect_identical(of_script, list(runner$top_level_call))
+  expect_identical(runner$top_level_call, quote(eval(exprs[[i]], script_env)))
+})
+case("stop() at the top level has no call, as R's console says it", {
+  expect_identical(details_of("stop('plain')")$call, NULL)
+  expect_identical(runner$format_error(simpleError("plain", quote(eval(exprs[[i]], script_env))), 100L), "Error: plain")
 })
 case("an error at the top level has no call and no frames, but its line", {
   details <- details_of("x <- 1\nundefined_thing")

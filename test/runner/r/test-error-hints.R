@@ -6,7 +6,8 @@ case("an object not found close to a column or a variable gets a hint", {
     details_of("df <- data.frame(alpha = 1)\ndf$alpha + alhpa")$hints, list("did you mean `alpha` (a column of `df`)?")
   )
   expect_identical(details_of("total <- 1\ntotl + 1")$hints, list("did you mean `total`?"))
-  expect_identical(details_of("zzz_unrelated + 1")$hints, NULL)
+  # No name close to it: no "did you mean".
+  expect_true(!any(grepl("did you mean", unlist(details_of("x <- 1\nzzz_unrelated + 1")$hints), fixed = TRUE)))
 })
 case("a function not exported from one package names the installed package that exports it", {
   hints <- runner$error_hints(

@@ -1,16 +1,24 @@
 # evaluate.R: one script's evaluation, from its expressions to the envelope fields.
 runner <- load_runner()
-policy <- runner$compile_policy(rules, test_packages)
 caps <- list(
   errorBytes = 200L, warnings = 2L, warningBytes = 1000L, messages = 3L, messageBytes = 1000L,
   valueBytes = 1000L, callBytes = 100L, tracebackFrames = 5L
 )
 
-evaluate <- function(text, timeout = 5, plots = NULL, workdir = tempdir()) {
+# The input.json fields evaluate_script() reads.
+input_of <- function(timeout = 5, plots = NULL, variables = list()) {
+  list(
+    timeoutSeconds = timeout, deadlineSeconds = timeout + 3, caps = caps, variables = variables,
+    dataframes = list(), plots = plots, allowedPackages = list("stats", "jsonlite")
+  )
+}
+
+# The script runs in globalenv(), which starts empty for each one as in a fresh Rscript.
+evaluate <- function(text, timeout = 5, plots = NULL, workdir = tempdir(), variables = list()) {
+  clear_globalenv()
   exprs <- parse(text = text, keep.source = TRUE)
-  input <- list(timeoutSeconds = timeout, caps = caps, variables = list(), dataframes = list(), plots = plots)
   out <- NULL
-  utils::capture.output(out <- runner$evaluate_script(exprs, policy, input, workdir))
+  utils::capture.output(out <- runner$evaluate_script(exprs, input_of(timeout, plots, variables), workdir))
   out
 }
 
@@ -60,16 +68,15 @@ case("a timeout is the script's own: execution, with where it was", {
 })
 case("warnings carry their call and line; messages are collected and stay in the console", {
   out <- utils::capture.output(fields <- runner$evaluate_script(
-    parse(text = "x <- 1\nmessage('hello')\nas.integer('a')", keep.source = TRUE), policy,
-    list(timeoutSeconds = 5, caps = caps, variables = list(), dataframes = list()), tempdir()
+    parse(text = "x <- 1\nmessage('hello')\nas.integer('a')", keep.source = TRUE), input_of(), tempdir()
   ))
   expect_identical(fields$warnings, list("NAs introduced by coercion"))
   expect_identical(fields$warningDetails, list(list(call = NULL, line = 3L, column = 1L)))
   expect_identical(fields$messages, list("hello"))
   expect_true("hello" %in% out)
 })
-case("the last expression's value comes back, visible or not", {
-  expect_identical(evaluate("x <- c(a = 1, b = 2)")$value$json, structure('{"a":1,"b":2}', class = "json"))
+case("the last expression's value comes back; an error leaves none", {
+  expect_identical(evaluate("x <- c(a = 1, b = 2)\nx")$value$json, structure('{"a":1,"b":2}', class = "json"))
   expect_identical(evaluate("stop('no')")$value, NULL)
 })
 case("plots drawn before an error are kept; the device is closed after the script", {
@@ -97,12 +104,49 @@ case("warnings are kept up to the cap and the rest counted", {
   expect_identical(fields$warnings, list("w 1", "w 2"))
   expect_identical(fields$warningsDropped, 2L)
 })
-case("a forbidden name is refused at run time too", {
-  expect_identical(evaluate("f <- get(paste0('sys', 'tem'))")$error, paste(
-    "Error: 'get' is not available in jube-r",
-    "At line 1: f <- get(paste0('sys', 'tem'))",
+case("ordinary R the old name layer refused runs as in plain R", {
+  script <- paste(
+    "f <- get('sum')",
+    "a <- f(1, 2)",
+    "b <- eval(parse(text = 'a * 2'))",
+    "d <- do.call('paste', list('x', b))",
+    "counter <- 0",
+    "bump <- function() counter <<- counter + 1",
+    "invisible(bump()); invisible(bump())",
+    "e <- local({ y <- 10; y + 1 })",
+    "assign('g', 7)",
+    "top <- identical(environment(), globalenv())",
+    "list(a = a, b = b, d = d, counter = counter, e = e, g = g, top = top)",
     sep = "\n"
+  )
+  fields <- evaluate(script)
+  expect_identical(fields[c("status", "error")], list(status = "ok", error = NULL))
+  expect_identical(
+    as.character(fields$value$json), '{"a":3,"b":6,"d":"x 6","counter":2,"e":11,"g":7,"top":true}'
+  )
+})
+case("the script runs in globalenv(), with its inputs bound there, and finds none of the runner's names", {
+  fields <- evaluate(
+    "y <- n * 2\nlist(y = y, runner = exists('evaluate_script'), here = exists('y', envir = globalenv()))",
+    variables = list(list(name = "n", value = 21L))
+  )
+  expect_identical(as.character(fields$value$json), '{"y":42,"runner":false,"here":true}')
+  expect_identical(get("y", envir = globalenv()), 42)
+})
+case("without a capsule library the run says so: preload=off", {
+  expect_identical(evaluate("1")$capsule, "preload=off")
+})
+case("the script's sink() and setwd() end with it; the runner's output and directory are its own again", {
+  wd <- getwd()
+  sunk <- tempfile()
+  out <- utils::capture.output(fields <- runner$evaluate_script(
+    parse(text = sprintf("sink('%s')\nsetwd(tempdir())\ncat('to the sink')\n42", sunk), keep.source = TRUE),
+    input_of(), tempdir()
   ))
+  expect_identical(getwd(), wd)
+  expect_identical(readLines(sunk, warn = FALSE), c("to the sink[1] 42"))
+  expect_identical(fields$value$json, structure("42", class = "json"))
+  expect_identical(out, character())
 })
 case("the R time limit is reported as a timeout", {
   fields <- evaluate("repeat {}", timeout = 1)

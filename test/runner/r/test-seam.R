@@ -21,11 +21,18 @@ for (c in table$cases) {
 }
 
 case("check_input stops on a bad input, naming the field", {
-  expect_error(runner$check_input(list(timeoutSeconds = 1)), "missing field 'allowedPackages'")
+  expect_error(runner$check_input(list(timeoutSeconds = 1)), "missing field 'deadlineSeconds'")
+  expect_identical(runner$check_input(table$valid), table$valid)
 })
 
 case("workdir files come from seam.json", {
   expect_identical(runner$workdir_file("/w", "envelope"), file.path("/w", "envelope.json"))
   expect_identical(runner$plot_directory("/w"), file.path("/w", ".jube/plots"))
   expect_error(runner$workdir_file("/w", "nope"), "names no workdir file")
+})
+
+case("a seam without a key stops where the key is read, never meaning \"none\"", {
+  bare <- load_runner()
+  rm("files", envir = bare$seam)
+  expect_error(bare$workdir_file("/w", "envelope"), "names no workdir file 'envelope'")
 })

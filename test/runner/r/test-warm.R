@@ -6,21 +6,17 @@ case("no --warm argument is a cold run", {
   expect_identical(runner$warm_args(character()), NULL)
 })
 case("--warm= names the packages to load, comma-separated, empty names dropped", {
-  warm <- runner$warm_args(c("--warm=jsonlite,,dplyr", "--warm-allowed=base,dplyr"))
-  expect_identical(warm$packages, c("jsonlite", "dplyr"))
-  expect_identical(warm$allowed, c("base", "dplyr"))
-  expect_true(warm$hardened)
+  expect_identical(runner$warm_args("--warm=jsonlite,,dplyr"), list(packages = c("jsonlite", "dplyr")))
 })
-case("a request must repeat the allowed packages and the containment the runner was made for", {
-  warm <- runner$warm_args(c("--warm=", "--warm-allowed=base,dplyr"))
-  expect_true(runner$warm_matches(warm, list(allowedPackages = list("base", "dplyr"))))
-  expect_true(!runner$warm_matches(warm, list(allowedPackages = list("base"))))
-  expect_true(!runner$warm_matches(warm, list(allowedPackages = list("base", "dplyr"), testEscaped = TRUE)))
+case("--warm= alone loads nothing", {
+  expect_identical(runner$warm_args("--warm="), list(packages = character()))
 })
-case("--warm= alone loads nothing; --warm-escaped skips the hardening", {
-  warm <- runner$warm_args(c("--warm=", "--warm-escaped"))
-  expect_identical(warm$packages, character())
-  expect_true(!warm$hardened)
+case("warm_prepare loads the namespaces without attaching them, then says it is ready", {
+  check(!("splines" %in% loadedNamespaces()), "splines was loaded before the case")
+  said <- utils::capture.output(runner$warm_prepare(list(packages = c("splines", "not.a.package"))), type = "message")
+  expect_identical(said, "jube-r warm: ready")
+  expect_true("splines" %in% loadedNamespaces())
+  expect_true(!("package:splines" %in% search()))
 })
 
 # warm_wait() reads stdin: feed it a file as stdin through a child Rscript.
@@ -29,7 +25,7 @@ wait_with <- function(lines, workdir = "/w") {
   writeLines(lines, input)
   # The warm part alone: warm_wait() needs nothing else of the runner.
   code <- sprintf("r <- new.env(parent = baseenv()); sys.source('%s', r); cat(r$warm_wait('%s'))",
-    file.path(runner_dir, "warm.R"), workdir
+    file.path(runner_dir, "R", "warm.R"), workdir
   )
   out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", "-e", shQuote(code)),
     stdin = input, stdout = TRUE, stderr = TRUE
@@ -40,12 +36,20 @@ case("ping is answered with pong, then run hands over the nonce", {
   got <- wait_with(c("ping", "run abc123 /w"))
   expect_true("jube-r warm: pong" %in% got$out)
   expect_true(any(grepl("abc123$", got$out)))
+  expect_identical(got$status, NULL)
+})
+case("end of input ends the runner quietly", {
+  got <- wait_with(character())
+  expect_identical(got$out, character())
+  expect_identical(got$status, NULL)
 })
 case("a run naming another workdir stops the runner", {
   got <- wait_with("run abc123 /elsewhere")
   expect_identical(got$status, 1L)
+  expect_true(any(grepl("names another workdir", got$out, fixed = TRUE)))
 })
 case("any other line stops the runner", {
   got <- wait_with("hello")
   expect_identical(got$status, 1L)
+  expect_true(any(grepl("unexpected line on the warm pipe", got$out, fixed = TRUE)))
 })
