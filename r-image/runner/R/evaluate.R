@@ -112,7 +112,9 @@ evaluate_script <- function(exprs, input, workdir, on_quit = NULL) {
     reg.finalizer(environment(), onexit = TRUE, function(frame) {
       if (finished || current == 0L) return(invisible())
       set_time_limit()
-      outcome <<- list(status = "error", error = quit_message(exprs, current), timedOut = FALSE, errorType = "execution")
+      outcome <<- list(
+        status = "error", error = quit_message(exprs, current), timedOut = FALSE, errorType = "execution"
+      )
       on_quit(finish())
     })
   }
