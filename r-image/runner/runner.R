@@ -6,7 +6,8 @@
 # DESCRIPTION's Collate order into one private environment and calls main() (R/main.R), without
 # installing it. That environment's parent is package:base, so every name the runner itself looks
 # up (c, paste0, file.rename, ...) resolves in base before globalenv() and the search path, where the
-# script's objects, attach() and library() go; and nothing of it is reachable from globalenv(). The
+# script's objects, attach() and library() go. (A script can still reach the runner's frames, as any
+# R code can reach its callers': nothing here is a boundary; the capsule below R is.) The
 # parts are parsed with parse(): Rscript's file REPL reads large top-level expressions slowly.
 local({
   file_arg <- grep("^--file=", commandArgs(trailingOnly = FALSE), value = TRUE)

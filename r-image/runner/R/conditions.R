@@ -134,7 +134,10 @@ error_details <- function(e, calls, exprs, current, caps, script_env = emptyenv(
   at <- tryCatch(innermost_position(frames, tokens, missing, near), error = function(err) NULL)
   if (is.null(at)) at <- top
   assigned <- tryCatch(assigned_names(exprs), error = function(err) NULL)
-  hints <- tryCatch(error_hints(messages, missing, script_env, tokens, packages, assigned), error = function(err) character())
+  hints <- tryCatch(
+    error_hints(messages, missing, script_env, tokens, packages, assigned),
+    error = function(err) character()
+  )
   c(
     details, at, list(expressionLine = top$line, expressionColumn = top$column, traceback = frames),
     if (length(hints) > 0L) {

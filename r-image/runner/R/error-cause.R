@@ -70,7 +70,10 @@ missing_patterns <- list(
   list(kind = "column", token = "SYMBOL", pattern = "Column `([^`]+)` doesn't exist"),
   list(kind = "column", token = "SYMBOL", pattern = "non existing column\\(s\\): cols\\[[0-9]+\\]='([^']+)'"),
   list(kind = "column", token = "SYMBOL", pattern = "[Cc]olumn '([^']+)' not found"),
-  list(kind = "columns", token = "SYMBOL", pattern = "(undefined columns selected|must be valid column names|must specify a uniquely valid column|column\\(s\\) not found)")
+  list(kind = "columns", token = "SYMBOL", pattern = paste0(
+    "(undefined columns selected|must be valid column names|must specify a uniquely valid column|",
+    "column\\(s\\) not found)"
+  ))
 )
 
 missing_name <- function(messages) {

@@ -114,44 +114,51 @@ where_exported <- function(name, packages, not_from = NULL) {
   )
 }
 
+# A name not found (an object, or a column in a package's words): the close one, else the
+# columns of the data frames in reach and, for an object the script never binds, that every call
+# starts fresh.
+missing_name_hints <- function(missing, script_env, tokens, assigned) {
+  known <- known_names(script_env, tokens)
+  hint <- if (!is.null(missing$name)) did_you_mean(missing, known)
+  if (!is.null(hint)) return(hint)
+  is_object <- identical(missing$kind, "object")
+  hints <- if (!is_object || (!is.null(tokens) && nrow(known$columns) > 0L)) column_lists(known$columns)
+  # No typo in sight: perhaps an earlier call made it.
+  if (is_object && !is.null(assigned) && !(missing$name %in% assigned)) {
+    hints <- c(hints, sprintf(paste(
+      "if an earlier call made `%s`: every call starts fresh and keeps nothing from the ones before,",
+      "so make it in this script"
+    ), missing$name))
+  }
+  hints
+}
+
+# R's own words when a fork was refused (parallel's mcfork; mc.cores = detectCores(), which is NA
+# here, also stops mclapply): the process category's advice, from the capability table.
+fork_hints <- function(messages) {
+  if (!any(grepl("unable to fork|'mc.cores' must be >= 1", messages))) return(character())
+  row <- Filter(function(f) identical(f$name, "mcfork"), seam$capabilityFunctions)
+  if (length(row) == 1L) row[[1L]]$message else character()
+}
+
+# A function asked of a package that does not export it: the installed packages that do.
+export_hints <- function(messages, packages) {
+  hints <- character()
+  for (msg in messages) {
+    hit <- regmatches(msg, regexec("'([^']+)' is not an exported object from 'namespace:([^']+)'", msg))[[1L]]
+    if (length(hit) == 3L) hints <- c(hints, where_exported(hit[[2L]], packages, not_from = hit[[3L]]))
+  }
+  hints
+}
+
 # Hints for the commonest mistakes an agent makes, from the messages of the chain. `assigned`: the
 # names the whole script binds (assigned_names()); NULL when unknown.
 error_hints <- function(messages, missing, script_env, tokens, packages, assigned = NULL) {
   hints <- character()
   if (!is.null(missing) && missing$kind %in% c("object", "column", "columns")) {
-    known <- known_names(script_env, tokens)
-    hint <- if (!is.null(missing$name)) did_you_mean(missing, known)
-    if (!is.null(hint)) {
-      hints <- c(hints, hint)
-    } else {
-      if (!identical(missing$kind, "object") || (!is.null(tokens) && nrow(known$columns) > 0L)) {
-        hints <- c(hints, column_lists(known$columns))
-      }
-      # No typo in sight: perhaps an earlier call made it.
-      if (identical(missing$kind, "object") && !is.null(assigned) && !(missing$name %in% assigned)) {
-        hints <- c(hints, sprintf(
-          "if an earlier call made `%s`: every call starts fresh and keeps nothing from the ones before, so make it in this script",
-          missing$name
-        ))
-      }
-    }
+    hints <- missing_name_hints(missing, script_env, tokens, assigned)
+  } else if (!is.null(missing) && identical(missing$kind, "function")) {
+    hints <- where_exported(missing$name, packages)
   }
-  if (!is.null(missing) && identical(missing$kind, "function")) {
-    hint <- where_exported(missing$name, packages)
-    if (!is.null(hint)) hints <- c(hints, hint)
-  }
-  # R's own words when a fork was refused (parallel's mcfork; mc.cores = detectCores(), which is NA
-  # here, also stops mclapply): the process category's advice, from the capability table.
-  if (any(grepl("unable to fork|'mc.cores' must be >= 1", messages))) {
-    row <- Filter(function(f) identical(f$name, "mcfork"), seam$capabilityFunctions)
-    if (length(row) == 1L) hints <- c(hints, row[[1L]]$message)
-  }
-  for (msg in messages) {
-    hit <- regmatches(msg, regexec("'([^']+)' is not an exported object from 'namespace:([^']+)'", msg))[[1L]]
-    if (length(hit) == 3L) {
-      hint <- where_exported(hit[[2L]], packages, not_from = hit[[3L]])
-      if (!is.null(hint)) hints <- c(hints, hint)
-    }
-  }
-  unique(hints)
+  unique(c(hints, fork_hints(messages), export_hints(messages, packages)))
 }
