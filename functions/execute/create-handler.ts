@@ -14,6 +14,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { resolveOutputBudget } from '../../layers/config/output-budget.ts';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import type { WarmStatus } from '../../layers/contract/api.ts';
 import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
@@ -49,6 +50,7 @@ import { createWarmStart } from './warm/warm-start.ts';
 export { InvalidExecuteEventError } from './event.ts';
 export { readRuntimeSettings } from './runtime-settings.ts';
 export { activeSandboxLayers } from './run/active-layers.ts';
+export { WARM_EXTENSION_NAME } from './warm/lambda-extension.ts';
 
 /** What happened to the processes and the workdir of one run; for tests and logs. */
 export interface ContainmentReport {
@@ -93,6 +95,8 @@ export type ExecuteHandler = ((event: unknown, context?: LambdaContextLike) => P
   readonly initialized?: Promise<unknown>;
   /** The idle warm runners' pids once they are ready; empty where the warm start is off (tests, benchmarks). */
   readonly warmRunners?: () => Promise<number[]>;
+  /** The warm start now, without waiting (the local stack's GET /health `warm`). */
+  readonly warmStatus?: () => WarmStatus;
   /** Ends the idle warm runners and starts no more (a local stack or a test that is done). */
   readonly close?: () => Promise<void>;
 };
@@ -289,6 +293,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   return Object.assign(executeHandler, {
     initialized: warm?.initialized ?? Promise.resolve(),
     warmRunners: async () => (warm ? warm.pool.readyPids() : []),
+    warmStatus: (): WarmStatus => {
+      if (!warm) return { enabled: false, state: 'off' };
+      const { ready, starting } = warm.pool.counts();
+      return { enabled: true, state: ready > 0 ? 'ready' : starting > 0 ? 'starting' : 'cold', idleRunners: ready };
+    },
     close: async () => warm?.retire(),
   });
 }
