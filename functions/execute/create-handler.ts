@@ -26,7 +26,7 @@ import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
 import type { SweepReport, WipeReport } from './environment/hygiene.ts';
-import { cleanEnvironment, hygieneSettings, type HygieneReport } from './environment/environment-hygiene.ts';
+import { cleanEnvironment, hygieneSettings, joinReports, type HygieneReport } from './environment/environment-hygiene.ts';
 import { notCleanResponse } from './environment/hygiene-response.ts';
 import type { GroupKillReport } from './run/process-group.ts';
 import { canRetire, respondAndExit } from './environment/retire.ts';
@@ -171,9 +171,16 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     // The request's budget replaces four caps for this run, on both sides of the seam.
     const outputBudget = resolveOutputBudget(e.outputBudget, config);
+    // The environment-wide kill and the IPC sweep, once R ended and before any output is read.
+    let stopped: HygieneReport | 'deadline' | undefined;
+    const beforeReading = hygiene
+      ? async (budget: PostRunBudget) => {
+          stopped = await withinBudget(cleanEnvironment('after-run', hygiene, await warm?.pool.spared(), 'stop'), budget, 'the after-run cleaning');
+        }
+      : undefined;
     try {
       run = await runInWorkdir(e, layout, {
-        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner,
+        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner, beforeReading,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -183,7 +190,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     } finally {
       // A run that never reached R (or threw) still gets its cleanup bounded.
       const budget = run?.budget ?? PostRunBudget.after(remainingMs, config.postRun);
-      const { after, ...cleaned } = await cleanUp(layout, budget);
+      const { after, ...cleaned } = await cleanUp(layout, budget, stopped);
       report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, budget, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
     }
     const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
@@ -225,12 +232,21 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   }
 
   /**
-   * (In the image) every process but the handler's chain, every file in the writable places and
-   * every IPC object, then the workdir. Whatever could not be removed retires the environment.
+   * (In the image) every process but the handler's chain and every IPC object (`stopped`: done
+   * before the reads, else here), every file in the writable places, then the workdir. Whatever
+   * could not be removed retires the environment.
    */
-  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<ContainmentReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
+  async function cleanUp(
+    layout: WorkdirLayout,
+    budget: PostRunBudget,
+    stopped: HygieneReport | 'deadline' | undefined,
+  ): Promise<Pick<ContainmentReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
     // Processes first, so nothing writes into the workdir while it goes.
-    const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene, await warm?.pool.spared()), budget, 'the after-run cleaning') : undefined;
+    const spared = async () => warm?.pool.spared();
+    const files = async (first: HygieneReport) => joinReports(first, await cleanEnvironment('after-run', hygiene!, await spared(), 'files'));
+    const cleaned = !hygiene || stopped === 'deadline'
+      ? stopped
+      : await withinBudget(stopped ? files(stopped) : cleanEnvironment('after-run', hygiene, await spared()), budget, 'the after-run cleaning');
     const after = cleaned === 'deadline' ? undefined : cleaned;
     const removed = await removeWorkdir(layout, budget.deadline);
     if (removed === 'deadline') {
