@@ -13,6 +13,13 @@ import { buildImage, IMAGE } from './image-harness.ts';
 
 let runtime: ContainerRuntime | undefined;
 
+/** Waits for `check` (a state the runtime reaches by itself), checking every 50 ms, for at most two minutes. */
+async function until(check: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 120_000; !check(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error('the runtime never reached the awaited state');
+  }
+}
+
 beforeAll(async () => {
   await buildImage();
   runtime = await startContainerRuntime({ image: IMAGE });
@@ -27,8 +34,10 @@ describe('container runtime', () => {
     // Prepare
     const rt = runtime!;
     const first = rt.containerId();
-    const running = rt.invoke({ script: 'repeat { x <- 1 }', timeoutSeconds: 30 }, { requestId: randomUUID(), timeoutMs: 60_000 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const requestId = randomUUID();
+    const running = rt.invoke({ script: 'repeat { x <- 1 }', timeoutSeconds: 30 }, { requestId, timeoutMs: 60_000 });
+    // Killed once the runtime has the event (before, it would be served by the next container).
+    await until(() => rt.invokePhase(requestId) !== undefined);
 
     // Act
     await execa(PODMAN[0], [...PODMAN.slice(1), 'kill', first]);
@@ -135,7 +144,7 @@ describe('container runtime, one container per isolation key', () => {
       const id = small.containerId('x');
 
       // Act
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await until(() => small.keys().length === 0);
       const next = await small.invoke({ script: 'cat("y")', timeoutSeconds: 10 }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: 'y' });
 
       // Assess

@@ -152,6 +152,8 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
     // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
     const dataDir = realDirOrUndefined(resolve(config.data.dir));
     return startContainerRuntime({
+      // The tag `npm run image:build` gave the image (JUBE_R_IMAGE, as scripts/image-build.sh reads it).
+      ...(env['JUBE_R_IMAGE'] ? { image: env['JUBE_R_IMAGE'] } : {}),
       // ... and name it the data root there, the one place file sources may come from.
       env: { ...passOn, ...(dataDir ? { JUBE_R_DATA_DIR: dataDir } : {}) },
       readOnlyMounts: dataDir ? [dataDir] : [],
