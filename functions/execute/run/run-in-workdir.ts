@@ -96,7 +96,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     runMarker: randomBytes(12).toString('hex'),
     capsule: runtime.containment.capsule,
   });
-  const run = await runScript(command, layout, env, nonce, capture, deadlineMs, setup.warm?.hand(nonce));
+  const run = await runScript(command, layout, env, nonce, capture, deadlineMs, setup.warm?.hand(nonce), setup.namespaces.kind === 'bwrap');
   const budget = PostRunBudget.after(setup.remainingMs, config.postRun);
   const processes = { pid: run.pid, group: run.group, budget };
   await setup.beforeReading?.(budget);
