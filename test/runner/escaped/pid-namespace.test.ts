@@ -7,29 +7,18 @@
  * the control without bubblewrap shows such a survivor (its marker kept) outliving the group kill,
  * found by the marker scan.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveNamespaces } from '../../../functions/execute/run/bwrap.ts';
-import { processTable } from '../../../functions/execute/run/process-group.ts';
+import { processesMentioning } from '../../integration/local-stack.ts';
 import { harness } from '../helpers.ts';
 
 const bwrapWorks = (await resolveNamespaces('auto')).kind === 'bwrap';
 /** An unusual duration, so the survivor is recognisable by its command line. */
-const SURVIVOR = 'sleep 4321';
+const SURVIVOR_SECONDS = '4321.0625';
 
-async function survivors(): Promise<number[]> {
-  const found: number[] = [];
-  for (const { pid } of await processTable()) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(SURVIVOR)) found.push(pid);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
+const survivors = async () => (await processesMentioning(SURVIVOR_SECONDS)).map((p) => p.pid);
 
-const script = `system("setsid env -i sh -c '${SURVIVOR}' &"); Sys.sleep(0.5); cat("left\\n")`;
+const script = `system("setsid env -i sh -c 'sleep ${SURVIVOR_SECONDS}' &"); Sys.sleep(0.5); cat("left\\n")`;
 
 describe.each(bwrapWorks ? [{ namespaces: 'bwrap' as const }] : [])('a survivor under bubblewrap (namespaces: $namespaces)', ({ namespaces }) => {
   it('is gone with its PID namespace when the handler answers, though neither the group kill nor the marker scan could find it', async () => {
