@@ -286,10 +286,14 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
     endings.push(end);
     if (closed) return;
     const gone = stop(env);
+    stopping.add(gone);
+    void gone.finally(() => stopping.delete(gone));
     if (end.initFailed) current = undefined;
     else void launch(gone);
   };
 
+  // Ended environments still being removed: close() waits for them too.
+  const stopping = new Set<Promise<void>>();
   const stop = async (env: Environment): Promise<void> => {
     env.waiter.removeAllListeners('exit');
     if (options.onExit) options.onExit((await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', env.id], { reject: false, all: true })).all ?? '');
@@ -312,16 +316,14 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
   /** One call: in the key's current environment, and once more in the next if that one ended before delivering it. */
   const serve = async (payload: unknown, context: InvokeContext): Promise<InvokeAnswer> => {
     for (let attempt = 0; ; attempt += 1) {
-      let env: Environment;
-      try {
-        env = await (current ?? launch());
-      } catch (error) {
-        return { ok: false, errorType: ENVIRONMENT_ENDED, errorMessage: `the execute container did not start: ${(error as Error).message}` };
-      }
+      if (closed) return { ok: false, errorType: 'Runtime.Closed', errorMessage: 'the container runtime was closed' };
+      // A container that cannot start at all (no image, podman failing) is the local endpoint's
+      // failure, not the function's: it throws, as the first start of a key's environment does.
+      const env = await (current ?? launch());
       const outcome = await env.emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
       if (!('undelivered' in outcome)) return outcome;
       const { errorType, errorMessage } = outcome.undelivered;
-      if (attempt > 0 || closed) return { ok: false, errorType, errorMessage };
+      if (attempt > 0) return { ok: false, errorType, errorMessage };
     }
   };
 
@@ -350,6 +352,7 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
       clearTimeout(idleTimer);
       const env = await current?.catch(() => undefined);
       if (env) await stop(env);
+      await Promise.all([...stopping]);
     },
   };
 }

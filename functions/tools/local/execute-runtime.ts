@@ -67,11 +67,17 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
   const inflight = new Set<Promise<unknown>>();
   let closing = false;
 
+  // Loaded once; a load that failed (a bad configuration) is tried again by the next call.
+  const loaded = (): Promise<ExecuteHandler> =>
+    (handler ??= load().catch((error: unknown) => {
+      handler = undefined;
+      throw error;
+    }));
+
   return {
     kind: 'process',
     async warm() {
-      handler ??= load();
-      await handler;
+      await loaded();
     },
     async warmStatus() {
       if (!handler) return { state: 'not-loaded' };
@@ -80,8 +86,8 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
     },
     async invoke(payload, context) {
       if (closing) return { ok: false, errorType: 'Runtime.ExitError', errorMessage: 'the local stack is shutting down' };
-      handler ??= load();
-      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
+      const ready = loaded();
+      const run = (async () => (await ready)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
       inflight.add(run);
       void run.catch(() => undefined).finally(() => inflight.delete(run));
       let timer: NodeJS.Timeout | undefined;
