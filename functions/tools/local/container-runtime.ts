@@ -415,6 +415,9 @@ async function startEnvironment(
     if (id !== undefined) await execa(PODMAN[0], [...PODMAN.slice(1), 'rm', '--force', '--time', '0', id], { reject: false });
     await emulator.close();
     rmSync(dir, { recursive: true, force: true });
+    if (/no subuid ranges found|could not find enough available IDs/.test(String((error as { stderr?: unknown }).stderr ?? ''))) {
+      throw new Error('podman has no uid range for per-key identity (--userns=auto): run `JUBE_R_SETUP_IMAGE=1 npm run setup`, which adds the `containers` range to /etc/subuid and /etc/subgid', { cause: error });
+    }
     throw error;
   }
 }
