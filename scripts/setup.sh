@@ -32,6 +32,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The local container runtime gives each isolation key's container its own host uid range
+# (podman --userns=auto), so one key's processes, keyring and signals never meet another's; rootful
+# podman takes those ranges from the `containers` entries of /etc/subuid and /etc/subgid
+# (podman-run(1), --userns=auto). The range is podman's documented one, above every host account.
+if [ "${CI:-}" = "true" ] || [ "${JUBE_R_SETUP_IMAGE:-0}" = "1" ]; then
+  for map in /etc/subuid /etc/subgid; do
+    if ! grep -qs '^containers:' "$map"; then
+      say "adding the containers range to $map"
+      echo 'containers:2147483647:2147483648' | as_root tee -a "$map" >/dev/null
+    fi
+  done
+fi
+
 # Node dependencies, only when the lock file changed since the last install.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing Node dependencies"

@@ -80,6 +80,8 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     // Only Lambda itself (no endpoint override) with PER_TENANT is known to keep keys apart; the
     // local stack says what its own runtime does (functions/tools/local/stack.ts).
     isolationBoundary: config.isolation.tenancy === 'PER_TENANT' && config.lambdaEndpoint === undefined ? 'lambda-tenant-isolation' : 'none',
+    // Deployed, every execution environment keeps its own warm start; the local stack reports its runtime's.
+    warm: async () => ({ state: 'unknown' }),
     ...overrides,
   };
 }

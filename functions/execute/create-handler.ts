@@ -14,6 +14,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { resolveOutputBudget } from '../../layers/config/output-budget.ts';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
+import type { WarmStatus } from '../../layers/contract/api.ts';
 import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
@@ -25,7 +26,7 @@ import { treeSitterSymbols } from '../../layers/parser/symbol-inventory.ts';
 import { parseExecuteEvent } from './event.ts';
 import { invocationLogAttributes, type LambdaContextLike } from './invocation-log.ts';
 import type { SweepReport, WipeReport } from './environment/hygiene.ts';
-import { cleanEnvironment, hygieneSettings, type HygieneReport } from './environment/environment-hygiene.ts';
+import { cleanEnvironment, hygieneSettings, joinReports, type HygieneReport } from './environment/environment-hygiene.ts';
 import { notCleanResponse } from './environment/hygiene-response.ts';
 import type { GroupKillReport } from './run/process-group.ts';
 import { canRetire, respondAndExit } from './environment/retire.ts';
@@ -49,6 +50,7 @@ import { createWarmStart } from './warm/warm-start.ts';
 export { InvalidExecuteEventError } from './event.ts';
 export { readRuntimeSettings } from './runtime-settings.ts';
 export { activeSandboxLayers } from './run/active-layers.ts';
+export { WARM_EXTENSION_NAME } from './warm/lambda-extension.ts';
 
 /** What happened to the processes and the workdir of one run; for tests and logs. */
 export interface ContainmentReport {
@@ -93,6 +95,8 @@ export type ExecuteHandler = ((event: unknown, context?: LambdaContextLike) => P
   readonly initialized?: Promise<unknown>;
   /** The idle warm runners' pids once they are ready; empty where the warm start is off (tests, benchmarks). */
   readonly warmRunners?: () => Promise<number[]>;
+  /** The warm start now, without waiting (the local stack's GET /health `warm`). */
+  readonly warmStatus?: () => WarmStatus;
   /** Ends the idle warm runners and starts no more (a local stack or a test that is done). */
   readonly close?: () => Promise<void>;
 };
@@ -168,9 +172,16 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     // The request's budget replaces four caps for this run, on both sides of the seam.
     const outputBudget = resolveOutputBudget(e.outputBudget, config);
+    // The environment-wide kill and the IPC sweep, once R ended and before any output is read.
+    let stopped: HygieneReport | 'deadline' | undefined;
+    const beforeReading = hygiene
+      ? async (budget: PostRunBudget) => {
+          stopped = await withinBudget(cleanEnvironment('after-run', hygiene, await warm?.pool.spared(), 'stop'), budget, 'the after-run cleaning');
+        }
+      : undefined;
     try {
       run = await runInWorkdir(e, layout, {
-        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner,
+        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner, beforeReading,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -180,7 +191,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     } finally {
       // A run that never reached R (or threw) still gets its cleanup bounded.
       const budget = run?.budget ?? PostRunBudget.after(remainingMs, config.postRun);
-      const { after, ...cleaned } = await cleanUp(layout, budget);
+      const { after, ...cleaned } = await cleanUp(layout, budget, stopped);
       report = { ...report, pid: run?.pid, group: run?.group, ...cleaned, budget, hygiene: { ...report.hygiene, ...(after ? { after } : {}) } };
     }
     const envelope = run.outcome.kind === 'envelope' ? run.outcome.envelope : undefined;
@@ -222,12 +233,21 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   }
 
   /**
-   * (In the image) every process but the handler's chain, every file in the writable places and
-   * every IPC object, then the workdir. Whatever could not be removed retires the environment.
+   * (In the image) every process but the handler's chain and every IPC object (`stopped`: done
+   * before the reads, else here), every file in the writable places, then the workdir. Whatever
+   * could not be removed retires the environment.
    */
-  async function cleanUp(layout: WorkdirLayout, budget: PostRunBudget): Promise<Pick<ContainmentReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
+  async function cleanUp(
+    layout: WorkdirLayout,
+    budget: PostRunBudget,
+    stopped: HygieneReport | 'deadline' | undefined,
+  ): Promise<Pick<ContainmentReport, 'sweep' | 'wipe' | 'retire'> & { after?: HygieneReport }> {
     // Processes first, so nothing writes into the workdir while it goes.
-    const cleaned = hygiene ? await withinBudget(cleanEnvironment('after-run', hygiene, await warm?.pool.spared()), budget, 'the after-run cleaning') : undefined;
+    const spared = async () => warm?.pool.spared();
+    const files = async (first: HygieneReport) => joinReports(first, await cleanEnvironment('after-run', hygiene!, await spared(), 'files'));
+    const cleaned = !hygiene || stopped === 'deadline'
+      ? stopped
+      : await withinBudget(stopped ? files(stopped) : cleanEnvironment('after-run', hygiene, await spared()), budget, 'the after-run cleaning');
     const after = cleaned === 'deadline' ? undefined : cleaned;
     const removed = await removeWorkdir(layout, budget.deadline);
     if (removed === 'deadline') {
@@ -290,6 +310,11 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   return Object.assign(executeHandler, {
     initialized: warm?.initialized ?? Promise.resolve(),
     warmRunners: async () => (warm ? warm.pool.readyPids() : []),
+    warmStatus: (): WarmStatus => {
+      if (!warm) return { enabled: false, state: 'off' };
+      const { ready, starting } = warm.pool.counts();
+      return { enabled: true, state: ready > 0 ? 'ready' : starting > 0 ? 'starting' : 'cold', idleRunners: ready };
+    },
     close: async () => warm?.retire(),
   });
 }

@@ -161,6 +161,25 @@ export const IsolationStatusSchema = z.strictObject({
 });
 export type IsolationStatus = z.infer<typeof IsolationStatusSchema>;
 
+/**
+ * GET /health `warm`: the warm start where the execute function runs (docs/execute-runtime.md,
+ * "Warm start"). `enabled`: whether it starts warm runners (absent where the API cannot see the
+ * execute side's configuration, as deployed); `state`: `off`, `not-loaded` (on, but the execute
+ * side has not started yet), `starting` (a warm runner is being started, none is ready), `ready` (a
+ * warm runner waits for the next call; in the local container runtime: every environment's handler
+ * has registered its warm start), `cold` (on, but no runner is ready or starting: the next call runs
+ * cold), `unknown` (deployed: each Lambda execution environment keeps its own, which the API
+ * function cannot see); `idleRunners`: the warm runners ready now, where they can be counted (the
+ * local host-R runtime).
+ */
+export const WARM_STATES = ['off', 'not-loaded', 'starting', 'ready', 'cold', 'unknown'] as const;
+export const WarmStatusSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  state: z.enum(WARM_STATES),
+  idleRunners: count.optional(),
+});
+export type WarmStatus = z.infer<typeof WarmStatusSchema>;
+
 export const HealthResponseSchema = z.strictObject({
   status: z.literal('ok'),
   service: z.literal('jube-r'),
@@ -173,6 +192,7 @@ export const HealthResponseSchema = z.strictObject({
   limits: LimitsSchema,
   sandbox: HealthSandboxSchema,
   isolation: IsolationStatusSchema,
+  warm: WarmStatusSchema,
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
 

@@ -2,10 +2,13 @@
  * The warm start (functions/execute/warm/), side by side in this one run: per call, the handler
  * with a warm runner vs the handler cold (JUBE_R_WARM=off) vs bare `Rscript -e` vs `callr::r()`
  * (timed inside one R process), for four scripts; the cost of replacing the runner after a call
- * (time until the next is ready, its resident memory); and 50 sequential calls through the local
- * stack, warm vs cold, in calls per second. Targets: warm dplyr summary <= 0.25x bare Rscript, warm
- * `1 + 1` <= 0.3x bare, cold no slower than before. Under CI=true it stays within about 30 s: the
- * two target scripts only, 3 rounds, no callr row, 5 sequential calls.
+ * (time until the next is ready, its resident memory); the same two target scripts through the
+ * local stack over HTTP (`POST /execute` as `npm start` serves it, its own defaults: warm, bubblewrap
+ * where it works), warm vs cold vs bare `Rscript -e`, side by side; and 50 sequential calls through
+ * the local stack, warm vs cold, in calls per second. Targets: warm dplyr summary <= 0.25x bare
+ * Rscript, warm `1 + 1` <= 0.3x bare, cold no slower than before; over HTTP, warm `1 + 1` and dplyr
+ * summary <= 0.5x bare where bubblewrap is active. Under CI=true it stays within about 40 s: the two
+ * target scripts only, 3 rounds, no callr row, 5 sequential calls.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { execa } from 'execa';
@@ -40,6 +43,7 @@ export async function run(): Promise<void> {
   const scratch = mkdtempSync(join(tmpdir(), 'jube-bench-warm-'));
   try {
     await perCall(scratch);
+    await overHttp(scratch);
     await sequential();
   } finally {
     rmSync(scratch, { recursive: true, force: true });
@@ -89,6 +93,63 @@ async function perCall(scratch: string): Promise<void> {
     console.log(`\nreplacing the warm runner after a call: ready ${median(replace).toFixed(0)} ms after the next turn at the latest; resident memory ${median(memory).toFixed(0)} MB`);
   } finally {
     await warm.close?.();
+  }
+}
+
+/** A local stack as `npm start` runs it (its defaults, JUBE_R_WARM as given), its stderr logs quiet. */
+async function quietStack(warm: 'on' | 'off', tmpRoot: string) {
+  return startLocalStack({ host: '127.0.0.1', port: 0, lambdaPort: 0, env: { ...process.env, JUBE_R_WARM: warm, JUBE_R_TMP_ROOT: tmpRoot, POWERTOOLS_LOG_LEVEL: 'ERROR' } });
+}
+
+async function postScript(url: string, script: string): Promise<void> {
+  const response = await fetch(`${url}/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script }) });
+  const body = (await response.json()) as { status?: string; error?: unknown };
+  if (response.status !== 200 || body.status !== 'ok') throw new Error(`bench call failed: ${response.status} ${JSON.stringify(body)}`);
+}
+
+/** Until GET /health says a warm runner is ready (the refill after the previous call is off the caller's path). */
+async function warmReady(url: string): Promise<void> {
+  for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 20))) {
+    const health = (await (await fetch(`${url}/health`)).json()) as { warm?: { state?: string } };
+    if (health.warm?.state === 'ready') return;
+  }
+  throw new Error('no warm runner got ready within 60 s');
+}
+
+/**
+ * The two target scripts through the local stack over HTTP, each call a full `POST /execute`
+ * (validation, the invoke, the run, the response), warm and cold stacks side by side with bare
+ * `Rscript -e`, interleaved per round so a load change hits all three alike.
+ */
+async function overHttp(scratch: string): Promise<void> {
+  const level = process.env['POWERTOOLS_LOG_LEVEL'];
+  process.env['POWERTOOLS_LOG_LEVEL'] = 'ERROR';
+  const roots = [mkdtempSync(join(tmpdir(), 'jube-bench-http-')), mkdtempSync(join(tmpdir(), 'jube-bench-http-'))];
+  const warm = await quietStack('on', roots[0]!);
+  const cold = await quietStack('off', roots[1]!);
+  try {
+    await Promise.all([warm.warm(), cold.warm()]);
+    const sandbox = ((await (await fetch(`${warm.url}/health`)).json()) as { sandbox: { layers: string[] } }).sandbox.layers;
+    for (const { name, code } of CASES.slice(0, 2)) {
+      const samples = { 'HTTP, warm': [] as number[], 'HTTP, cold': [] as number[], 'bare Rscript -e': [] as number[] };
+      await postScript(warm.url, code);
+      await postScript(cold.url, code);
+      for (let i = 0; i < ROUNDS; i += 1) {
+        await warmReady(warm.url);
+        samples['HTTP, warm'].push(await timed(() => postScript(warm.url, code)));
+        samples['HTTP, cold'].push(await timed(() => postScript(cold.url, code)));
+        samples['bare Rscript -e'].push(await timed(() => execa('Rscript', ['--vanilla', '-e', code], { cwd: scratch })));
+      }
+      const bare = median(samples['bare Rscript -e']);
+      console.log(`
+${name} through the local stack over HTTP  (median of ${ROUNDS}, ms; ratio to bare Rscript; layers: ${sandbox.join(', ')})`);
+      for (const [label, xs] of Object.entries(samples)) console.log(`  ${label.padEnd(22)} ${median(xs).toFixed(0).padStart(6)}  ${(median(xs) / bare).toFixed(2)}x`);
+    }
+  } finally {
+    await Promise.all([warm.close(), cold.close()]);
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+    if (level === undefined) delete process.env['POWERTOOLS_LOG_LEVEL'];
+    else process.env['POWERTOOLS_LOG_LEVEL'] = level;
   }
 }
 

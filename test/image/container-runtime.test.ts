@@ -10,8 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PODMAN, startContainerRuntime, type ContainerRuntime } from '../../functions/tools/local/container-runtime.ts';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { buildImage, IMAGE } from './image-harness.ts';
+import { GENEROUS_TIMEOUT_SECONDS } from '../load-tolerant.ts';
 
 let runtime: ContainerRuntime | undefined;
+
+/** Waits for `check` (a state the runtime reaches by itself), checking every 50 ms, for at most two minutes. */
+async function until(check: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 120_000; !check(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error('the runtime never reached the awaited state');
+  }
+}
 
 beforeAll(async () => {
   await buildImage();
@@ -27,13 +35,15 @@ describe('container runtime', () => {
     // Prepare
     const rt = runtime!;
     const first = rt.containerId();
-    const running = rt.invoke({ script: 'repeat { x <- 1 }', timeoutSeconds: 30 }, { requestId: randomUUID(), timeoutMs: 60_000 });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const requestId = randomUUID();
+    const running = rt.invoke({ script: 'repeat { x <- 1 }', timeoutSeconds: 30 }, { requestId, timeoutMs: 60_000 });
+    // Killed once the runtime has the event (before, it would be served by the next container).
+    await until(() => rt.invokePhase(requestId) !== undefined);
 
     // Act
     await execa(PODMAN[0], [...PODMAN.slice(1), 'kill', first]);
     const outcome = await running;
-    const next = await rt.invoke({ script: 'cat("alive")', timeoutSeconds: 10 }, { requestId: randomUUID(), timeoutMs: 60_000 });
+    const next = await rt.invoke({ script: 'cat("alive")', timeoutSeconds: GENEROUS_TIMEOUT_SECONDS }, { requestId: randomUUID(), timeoutMs: 60_000 });
 
     // Assess
     expect(outcome).toMatchObject({ ok: false, errorType: 'Runtime.ExitError' });
@@ -72,7 +82,7 @@ describe('container runtime, one container per isolation key', () => {
   });
 
   const run = (key: string, script: string) =>
-    keyed!.invoke({ script, timeoutSeconds: 10 }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: key });
+    keyed!.invoke({ script, timeoutSeconds: GENEROUS_TIMEOUT_SECONDS }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: key });
   const consoleOf = (outcome: Awaited<ReturnType<typeof run>>) => ExecuteResponseSchema.parse(outcome.ok ? outcome.payload : undefined).consoleOutput;
   const hostPid = async (id: string) => (await execa(PODMAN[0], [...PODMAN.slice(1), 'inspect', '--format', '{{.State.Pid}}', id])).stdout.trim();
   const namespace = (pid: string, kind: string) => readlinkSync(`/proc/${pid}/ns/${kind}`);
@@ -131,12 +141,12 @@ describe('container runtime, one container per isolation key', () => {
     // Prepare
     const small = await startContainerRuntime({ image: IMAGE, eager: false, maxEnvironments: 1, idleTimeoutMs: 1_000 });
     try {
-      const first = await small.invoke({ script: 'cat("x")', timeoutSeconds: 10 }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: 'x' });
+      const first = await small.invoke({ script: 'cat("x")', timeoutSeconds: GENEROUS_TIMEOUT_SECONDS }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: 'x' });
       const id = small.containerId('x');
 
       // Act
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
-      const next = await small.invoke({ script: 'cat("y")', timeoutSeconds: 10 }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: 'y' });
+      await until(() => small.keys().length === 0);
+      const next = await small.invoke({ script: 'cat("y")', timeoutSeconds: GENEROUS_TIMEOUT_SECONDS }, { requestId: randomUUID(), timeoutMs: 60_000, tenantId: 'y' });
 
       // Assess
       expect(first.ok).toBe(true);

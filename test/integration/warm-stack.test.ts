@@ -1,7 +1,8 @@
 /**
  * The local stack's warm start (`jube-r serve` with JUBE_R_WARM=on, the default of `npm start`):
  * one warm runner per execution slot, each call served by one and replaced, and none left once
- * the stack stops.
+ * the stack stops; with no variable at all, through `npm start`'s own entry, it is on, GET /health
+ * says so, and an idle warm runner waits after a call.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,5 +46,28 @@ describe('the local stack with the warm start', () => {
     const tmpRoot = stack.tmpRoot;
     await stack.stop('SIGTERM');
     expect(await waitFor(async () => (await processesMentioning(tmpRoot)).length === 0, 5_000)).toBe(true);
+  });
+});
+
+describe("npm start's entry with no variables (scripts/jube-r.mjs serve)", () => {
+  it('starts warm: GET /health says the warm start is on, and after a call an idle warm runner waits for the next', async () => {
+    // '' is unset (the helper turns the warm start off unless told): the stack's own default.
+    const plain = await startStack({ JUBE_R_WARM: '' });
+    try {
+      const health = async () => (await (await fetch(`${plain.url}/health`)).json()) as { warm: { enabled?: boolean; state: string; idleRunners?: number } };
+      const runners = async () => (await processesMentioning(plain.tmpRoot)).filter((p) => p.cmdline.some((a) => a.startsWith('--warm=')));
+
+      const before = await health();
+      const call = await postJson(`${plain.url}/execute`, { script: 'cat(1 + 1)' });
+
+      expect(before.warm.enabled).toBe(true);
+      expect(call.status).toBe(200);
+      expect(call.json['consoleOutput']).toBe('2');
+      // The runner that served it is replaced after the answer; /health counts the ready ones.
+      expect(await waitFor(async () => (await health()).warm.state === 'ready' && (await runners()).length >= 1, 60_000)).toBe(true);
+      expect((await health()).warm.idleRunners).toBeGreaterThanOrEqual(1);
+    } finally {
+      await plain.stop();
+    }
   });
 });

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 
 describe('execute handler: errors an agent can act on', () => {
   it('an error in the fifth expression: its class, message, call, line, column and the script\'s frames', async () => {
@@ -68,7 +69,7 @@ describe('execute handler: messages', () => {
   });
 
   it('beyond the count cap, messages stay in the console only, and a note says so', async () => {
-    const capped = harness({ env: { JUBE_R_MAX_MESSAGES: '2' } });
+    const capped = generous(harness({ env: { JUBE_R_MAX_MESSAGES: '2' } }));
     const response = await capped.run('for (i in 1:3) message("m", i)');
     expect(response.messages).toEqual(['m1', 'm2']);
     expect(response.consoleOutput).toBe('m1\nm2\nm3\n');
@@ -119,7 +120,7 @@ describe('execute handler: the last value', () => {
   });
 
   it('a value over its cap falls back to a cut printed form, and the response says truncated', async () => {
-    const capped = harness({ env: { JUBE_R_MAX_VALUE_BYTES: '1024' } });
+    const capped = generous(harness({ env: { JUBE_R_MAX_VALUE_BYTES: '1024' } }));
     const response = await capped.run('seq_len(5000)');
     expect(response.value).toMatchObject({ kind: 'printed', class: ['integer'], truncated: true });
     expect(response.truncated).toBe(true);

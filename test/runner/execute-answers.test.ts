@@ -7,8 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 const defaults = readServiceConfig({});
 
 describe('the error carries the whole cause', () => {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
 const CSV = 'region,sales,note\nnorth,10.5,a\nsouth,20,b\nnorth,4.5,"c, quoted"\n';
 const dir = mkdtempSync(join(tmpdir(), 'jube-r-data-test-'));
@@ -82,7 +83,7 @@ const standIn = async (url: URL, signal: AbortSignal): Promise<Readable> => {
   if (!response.ok || !response.body) throw Object.assign(new Error('stand-in'), { status: response.status });
   return Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>);
 };
-const dataHarness = () => harness({ env: DATA_ENV, dataDownload: standIn });
+const dataHarness = () => generous(harness({ env: DATA_ENV, dataDownload: standIn }));
 const h = dataHarness();
 const summarise = 'cat(class(sales), nrow(sales), class(sales$region), sum(sales$sales), sales$note[3], sep = "|")';
 
@@ -116,7 +117,7 @@ describe('execute handler: dataframes', () => {
     // Prepare
     const logger = new Logger({ serviceName: 'jube-r-test', logLevel: 'SILENT' });
     const warn = vi.spyOn(logger, 'warn');
-    const fresh = harness({ env: DATA_ENV, dataDownload: standIn, logger });
+    const fresh = generous(harness({ env: DATA_ENV, dataDownload: standIn, logger }));
 
     // Act
     await fresh.run('cat("ran")', { dataframes: [{ name: 'gone', source: { kind: 'url', url: `${BUCKET_URL}/nope.csv`, gzip: false }, bytes: 10 }] });
@@ -138,7 +139,7 @@ describe('execute handler: dataframes', () => {
 
 describe('execute handler: dataframe sources outside the rules', () => {
   const refused = async (source: () => { kind: 'file'; path: string; gzip: boolean } | { kind: 'url'; url: string; gzip: boolean }, options = {}) => {
-    const fresh = harness({ env: DATA_ENV, ...options });
+    const fresh = generous(harness({ env: DATA_ENV, ...options }));
     const response = await fresh.run('print(t)', { dataframes: [{ name: 't', source: source(), bytes: 10 }] });
     return { response, reports: fresh.reports };
   };

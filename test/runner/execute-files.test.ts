@@ -2,8 +2,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 const decode = (data: string | undefined) => Buffer.from(data ?? '', 'base64');
 
 describe('execute handler: files in out/', () => {
@@ -43,7 +44,7 @@ describe('execute handler: file caps at their edges', () => {
   const tenBytes = (names: string[]) => names.map((name) => `writeLines(strrep("x", 9), "out/${name}")`).join('\n');
 
   it('the count cap: at it all come back; over it the rest are listed with truncated', async () => {
-    const capped = harness({ env: { JUBE_R_MAX_FILES: '2' } });
+    const capped = generous(harness({ env: { JUBE_R_MAX_FILES: '2' } }));
     const at = await capped.run(tenBytes(['a.txt', 'b.txt']));
     expect(at.files?.every((file) => file.data !== undefined)).toBe(true);
     expect(at.truncated).toBeUndefined();
@@ -54,10 +55,10 @@ describe('execute handler: file caps at their edges', () => {
   });
 
   it('the byte cap: exactly the total fits, one byte less does not', async () => {
-    const exact = await harness({ env: { JUBE_R_MAX_FILES_BYTES: '20' } }).run(tenBytes(['a.txt', 'b.txt']));
+    const exact = await generous(harness({ env: { JUBE_R_MAX_FILES_BYTES: '20' } })).run(tenBytes(['a.txt', 'b.txt']));
     expect(exact.files?.map((file) => file.bytes)).toEqual([10, 10]);
     expect(exact.files?.every((file) => file.data !== undefined)).toBe(true);
-    const under = await harness({ env: { JUBE_R_MAX_FILES_BYTES: '19' } }).run(tenBytes(['a.txt', 'b.txt']));
+    const under = await generous(harness({ env: { JUBE_R_MAX_FILES_BYTES: '19' } })).run(tenBytes(['a.txt', 'b.txt']));
     expect(under.files?.[1]).toEqual({ name: 'b.txt', mimeType: 'text/plain', bytes: 10, truncated: true });
     expect(under.truncated).toBe(true);
   });

@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 const hintsOf = async (script: string): Promise<string[] | undefined> => (await h.run(script, { timeoutSeconds: 30 })).errorDetails?.hints;
 const FRESH = (name: string) => `if an earlier call made \`${name}\`: every call starts fresh and keeps nothing from the ones before, so make it in this script`;
 

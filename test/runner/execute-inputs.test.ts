@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidExecuteEventError } from '../../functions/execute/event.ts';
 import { acceptEverything, harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 
 describe('execute handler: variables', () => {
   it('binds every value type as the matching R vector', async () => {
@@ -39,7 +40,7 @@ describe('execute handler: variables', () => {
     { name: 'a duplicate name', variables: [{ name: 'x', value: 1 }, { name: 'x', value: 2 }] },
     { name: 'too many variables', variables: Array.from({ length: 51 }, (_, i) => ({ name: `v${i}`, value: i })) },
   ])('refuses $name as an invalid event, before R starts', async ({ variables }) => {
-    const fresh = harness();
+    const fresh = generous(harness());
     await expect(fresh.run('1', { variables: variables as never })).rejects.toBeInstanceOf(InvalidExecuteEventError);
     expect(fresh.reports).toHaveLength(0);
   });
@@ -51,13 +52,13 @@ describe('execute handler: variables', () => {
 
 describe('execute handler: validation on both sides', () => {
   it('rejects with the TypeScript validator before R is started', async () => {
-    const strict = harness({ validator: () => ({ valid: false, errors: [{ code: 'CAPABILITY_NOT_AVAILABLE', message: 'no', line: 1, column: 1 }], lint: [], durationMs: 0 }) });
+    const strict = generous(harness({ validator: () => ({ valid: false, errors: [{ code: 'CAPABILITY_NOT_AVAILABLE', message: 'no', line: 1, column: 1 }], lint: [], durationMs: 0 }) }));
     const response = await strict.run('1');
     expect(response).toMatchObject({ status: 'rejected', validation: { valid: false } });
     expect(strict.reports).toHaveLength(0);
   });
 
-  const permissive = harness({ validator: acceptEverything });
+  const permissive = generous(harness({ validator: acceptEverything }));
   it.each([
     { script: 'system("id")', symbol: 'system' },
     { script: '`system`("id")', symbol: 'system' },

@@ -13,6 +13,7 @@ import { bombPng } from '../unit/execute/png-build.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { clearEnvironmentMark, environmentNeedsCleaning } from '../../functions/execute/output/post-run-budget.ts';
 import { harness } from './helpers.ts';
+import { baselineMs, generous } from '../load-tolerant.ts';
 
 /** A Lambda context whose invocation ends `ms` from now. */
 const contextEnding = (ms: number) => {
@@ -37,7 +38,7 @@ describe('the post-run budget', () => {
     const h = harness();
     clearEnvironmentMark();
     // Room for a loaded host to make the leftovers well before the script's end.
-    const timeoutSeconds = 10;
+    const timeoutSeconds = 20;
     // The invocation lasts the script's limit, the handler's safety margin (1.5 s) and 1 s more.
     const invocationMs = timeoutSeconds * 1000 + 2500;
     const started = Date.now();
@@ -62,24 +63,25 @@ describe('the post-run budget', () => {
     clearEnvironmentMark();
   });
 
-  it('a budget that runs out mid-removal still answers at once with what was collected; the environment is marked for cleaning and retired', { timeout: 120_000 }, async () => {
+  it('a budget that runs out mid-removal still answers at once with what was collected; the environment is marked for cleaning and retired', { timeout: 180_000 }, async () => {
     clearEnvironmentMark();
     const h = harness({ env: { JUBE_R_POST_RUN_MAX_MS: '100' } });
     const started = Date.now();
-    const response = await h.run([...leftovers(20_000), 'cat("done\\n")'].join('\n'), { timeoutSeconds: 30 }, contextEnding(60_000));
+    // Generous: making 40,000 files takes seconds on a loaded host; the deadline is what is asserted.
+    const response = await h.run([...leftovers(20_000), 'cat("done\\n")'].join('\n'), { timeoutSeconds: 90 }, contextEnding(120_000));
     const rEnded = h.reports.at(-1)!;
     expect(response).toMatchObject({ status: 'ok', consoleOutput: 'done\n' });
     const note = response.notes!.find((n) => n.startsWith("the handler's post-run time budget ran out"));
     expect(note, JSON.stringify(response.notes)).toContain('removing the workdir');
     expect(environmentNeedsCleaning()).toMatch(/removing the workdir/);
     expect(rEnded.retire).toMatch(/within the post-run budget/);
-    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(Date.now() - started).toBeLessThan(120_000);
     clearEnvironmentMark();
   });
 
   it('an ordinary run finishes its post-run work and marks nothing', async () => {
     clearEnvironmentMark();
-    const h = harness();
+    const h = generous(harness());
     const response = await h.run('writeLines("x", "out/a.txt")\nplot(1:3)', {}, contextEnding(20_000));
     expect(response.status).toBe('ok');
     expect(response.notes ?? []).toEqual([]);
@@ -91,7 +93,7 @@ describe('the post-run budget', () => {
 describe('an envelope an escaped script forged', () => {
   // The escaped runner: the script runs without the R layer, as one that escaped it would, and
   // finds the nonce in the runner's frames.
-  const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+  const h = generous(harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } }));
   // R's own exit runs the runner's exit finalizer, which writes the real envelope: a forgery is
   // read only when the script ends R without it, as a signal to itself does.
   const forge = (fields: string) => [
@@ -152,8 +154,8 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
     try {
       writeFileSync(join(dir, 'bomb.png'), await bombPng(8192, 8192, 256 << 20));
       writeFileSync(join(dir, 'g.svg'), '<g'.repeat(500_000));
-      const escaped = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
-      const ordinary = harness();
+      const escaped = generous(harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } }));
+      const ordinary = generous(harness());
       const plant = (file: string, page: string) => [
         `file.copy("${join(dir, file)}", file.path(getwd(), ".jube", "plots", "${page}"))`,
         'for (f in sys.frames()) if (exists("header", envir = f, inherits = FALSE)) h <- get("header", envir = f)',
@@ -164,11 +166,13 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
       ].join('\n');
       await ordinary.run('x <- 1');
       const baseline = process.memoryUsage().rss;
+      // "Fast" is relative to an ordinary run on this machine now: decoding the bomb would take many times that.
+      const fast = Math.max(5_000, 4 * (await baselineMs(() => ordinary.run('plot(1:3)\nmean(1:10)'))));
 
       for (const [file, page, format] of [['bomb.png', 'd001-p00001.png', 'png'], ['g.svg', 'd001-p00001.svg', 'svg']] as const) {
         const started = Date.now();
         const response = await escaped.run(plant(file, page), { plots: { format } });
-        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(Date.now() - started).toBeLessThan(fast);
         expect(response.status).toBe('ok');
         // The bomb does not decode at the run's size (omitted); the SVG page has no complete element (blank).
         expect(response.plots).toEqual([]);
@@ -179,7 +183,7 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
         const started = Date.now();
         const response = await ordinary.run('plot(1:3)\nmean(1:10)');
         expect(response).toMatchObject({ status: 'ok', plots: [{ mimeType: 'image/png' }] });
-        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(Date.now() - started).toBeLessThan(fast);
       }
       expect(process.memoryUsage().rss - baseline).toBeLessThan(100 << 20);
     } finally {
@@ -190,7 +194,7 @@ describe('plot pages that are attacks, recorded in an envelope an escaped script
 
 describe("the runner's record of its pages", () => {
   it('a page file a script planted without drawing is not returned: the runner opened no device, so it recorded none', async () => {
-    const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+    const h = generous(harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } }));
     const response = await h.run([
       'png <- as.raw(c(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a))',
       'writeBin(c(png, as.raw(rep(0, 100))), file.path(getwd(), ".jube", "plots", "d001-p00001.png"))',

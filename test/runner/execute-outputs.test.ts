@@ -1,10 +1,11 @@
 /** The /execute result contract with real R: outputs, errors, warnings, autoprint, result markers. */
 import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 // quit() is the script's own error under the R layer; only a script that beat it ends R itself.
-const escaped = harness({ containment: { testEscapedRunner: true } });
+const escaped = generous(harness({ containment: { testEscapedRunner: true } }));
 
 describe('execute handler: outputs', () => {
   it('returns ok with the console text, autoprinting visible values as the R console does', async () => {
@@ -45,7 +46,7 @@ describe('execute handler: outputs', () => {
   });
 
   it('caps the number of warnings and says so', async () => {
-    const capped = harness({ env: { JUBE_R_MAX_WARNINGS: '3' } });
+    const capped = generous(harness({ env: { JUBE_R_MAX_WARNINGS: '3' } }));
     const response = await capped.run('for (i in 1:10) warning(paste("w", i))');
     expect(response.warnings).toEqual(['w 1', 'w 2', 'w 3']);
     expect(response.truncated).toBe(true);
@@ -128,7 +129,7 @@ describe('execute handler: outputs', () => {
     });
 
     it('a growing allocation loop ends in an error, not a crash', async () => {
-      const limited = harness({ env: { JUBE_R_RLIMIT_AS_BYTES: String(512 * 1024 * 1024) } });
+      const limited = generous(harness({ env: { JUBE_R_RLIMIT_AS_BYTES: String(512 * 1024 * 1024) } }));
       const response = await limited.run('x <- list()\nfor (i in 1:100) x[[i]] <- numeric(1e7)\nlength(x)');
       expect(response.status).toBe('error');
       expect(response.error).toMatch(/cannot allocate|R exited without a result/);

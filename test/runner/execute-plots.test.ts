@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 import { centre, darkPixels, decoded } from './plot-pixels.ts';
 
-const h = harness();
+const h = generous(harness());
 const small = { width: 400, height: 300, dpi: 96 };
 
 describe('execute handler: plots', () => {
@@ -116,7 +117,7 @@ describe('execute handler: plot caps at their edges', () => {
   const pages = (n: number) => Array.from({ length: n }, (_, i) => `plot(1:${i + 2})`).join('\n');
 
   it('the count cap: exactly at it all come back; one over, the last is dropped, counted and explained', async () => {
-    const capped = harness({ env: { JUBE_R_MAX_PLOTS: '2' } });
+    const capped = generous(harness({ env: { JUBE_R_MAX_PLOTS: '2' } }));
     const at = await capped.run(pages(2), { plots: small });
     expect(at.plots).toHaveLength(2);
     expect(at.truncated).toBeUndefined();
@@ -129,9 +130,9 @@ describe('execute handler: plot caps at their edges', () => {
   it('the byte cap: a budget of exactly the pages\' size takes them all, one byte less drops the last', async () => {
     const sizes = (await h.run(pages(2), { plots: small })).plots!.map((plot) => plot.bytes);
     const total = sizes[0]! + sizes[1]!;
-    const exact = await harness({ env: { JUBE_R_MAX_PLOTS_BYTES: String(total) } }).run(pages(2), { plots: small });
+    const exact = await generous(harness({ env: { JUBE_R_MAX_PLOTS_BYTES: String(total) } })).run(pages(2), { plots: small });
     expect(exact.plots?.map((plot) => plot.bytes)).toEqual(sizes);
-    const under = await harness({ env: { JUBE_R_MAX_PLOTS_BYTES: String(total - 1) } }).run(pages(2), { plots: small });
+    const under = await generous(harness({ env: { JUBE_R_MAX_PLOTS_BYTES: String(total - 1) } })).run(pages(2), { plots: small });
     expect(under.plots?.map((plot) => plot.bytes)).toEqual([sizes[0]]);
     expect(under).toMatchObject({ plotsOmitted: 1, truncated: true });
   });

@@ -6,10 +6,11 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { acceptEverything, harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
-const h = harness();
+const h = generous(harness());
 /** The runtime alone, to show it still refuses what the script itself names. */
-const runtimeOnly = harness({ validator: acceptEverything });
+const runtimeOnly = generous(harness({ validator: acceptEverything }));
 
 async function runOk(script: string): Promise<string> {
   const r = await h.run(script, { timeoutSeconds: 30 });

@@ -14,9 +14,10 @@ import { loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { harness } from './helpers.ts';
+import { generous } from '../load-tolerant.ts';
 
 const validator = await loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()) });
-const h = harness({ validator });
+const h = generous(harness({ validator }));
 
 /** Each idiom prints one line; the expected line is what plain `Rscript --vanilla` prints (asserted too). */
 const IDIOMS: ReadonlyArray<{ name: string; script: string }> = [
@@ -72,7 +73,7 @@ describe('a capability is refused with its category\'s message however it is rea
     { posture: 'capsule with Landlock and seccomp', kernel: 'auto' as const },
   ])('get("system")("id") passes /validate and the capsule refuses it with the same message: $posture', async ({ kernel }) => {
     const capsule = readContainment().capsule!;
-    const posture = harness({ validator, namespaces: 'none', containment: { capsule: { ...capsule, kernel } } });
+    const posture = generous(harness({ validator, namespaces: 'none', containment: { capsule: { ...capsule, kernel } } }));
     const script = 'cat("before\\n")\nget("system")("id")';
     expect(validator(script).valid).toBe(true);
     const response = await posture.run(script);

@@ -12,7 +12,7 @@ import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { Validator } from '../../../layers/validator/validator.ts';
 import type { DataPointerResolver } from '../data-pointers/types.ts';
 import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
-import type { SandboxStatus } from '../../../layers/contract/api.ts';
+import type { SandboxStatus, WarmStatus } from '../../../layers/contract/api.ts';
 import type { IsolationBoundary } from '../../../layers/contract/isolation.ts';
 
 export interface ApiDeps {
@@ -33,6 +33,8 @@ export interface ApiDeps {
   readonly sandbox: () => Promise<SandboxStatus>;
   /** What keeps two isolation keys apart where this API runs (GET /health `isolation.boundary`). */
   readonly isolationBoundary: IsolationBoundary;
+  /** The execute side's warm start, as far as this API can see it (GET /health `warm`). */
+  readonly warm: () => Promise<WarmStatus>;
 }
 
 /** Calls `load` once and keeps what it returned (a rejected promise is forgotten, so a retry can succeed). */

@@ -97,5 +97,6 @@ export async function health(deps: ApiDeps): Promise<HealthResponse> {
     limits: limitsOf(deps.config, rules),
     sandbox: { ...sandbox, sandboxed: isSandboxed(sandbox.layers) },
     isolation: isolationOf(deps.config, deps.isolationBoundary),
+    warm: await deps.warm(),
   };
 }

@@ -5,7 +5,9 @@
  * object of the microVM, so the next init, and every run, cleans first. In order: every process but
  * the handler's chain (which also ends what holds a segment attached or a socket listening), the
  * writable directories, System V IPC objects, POSIX queues and the user's kernel keys, then a check
- * that no listener is left. Whatever could not be cleaned is a problem; the handler fails the invocation and retires.
+ * that no listener is left. After a run the cleaning comes in two parts around the handler's reads
+ * of what the run left (HygienePart): first everything that runs, then the files. Whatever could
+ * not be cleaned is a problem; the handler fails the invocation and retires.
  */
 import { existsSync } from 'node:fs';
 import type { Containment } from '../run/containment.ts';
@@ -79,16 +81,26 @@ export interface HygieneSpare {
   readonly paths: readonly string[];
 }
 
-export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSettings, spare?: HygieneSpare): Promise<HygieneReport> {
+/**
+ * Which part of a cleaning: `all`; `stop`, everything that runs or holds kernel state (the sweep,
+ * IPC objects, POSIX queues, kernel keys, the listener check), which after a run must come before
+ * the handler reads anything the run left, so no survivor changes it under the reads; `files`, the
+ * wipe of the writable places, which must come after those reads.
+ */
+export type HygienePart = 'all' | 'stop' | 'files';
+
+export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSettings, spare?: HygieneSpare, part: HygienePart = 'all'): Promise<HygieneReport> {
   const started = performance.now();
-  const sweep = settings.sweep ? await sweepEnvironment(process.pid, spare?.pids) : undefined;
+  const stop = part !== 'files';
+  const files = part !== 'stop';
+  const sweep = stop && settings.sweep ? await sweepEnvironment(process.pid, spare?.pids) : undefined;
   const [wipe, sysv, mqueue, keys] = await Promise.all([
-    settings.wipe.length > 0 ? wipeDirectories(settings.wipe, undefined, spare?.paths) : undefined,
-    settings.ipc ? cleanSysvIpc() : undefined,
-    settings.mqueue ? wipeDirectories([settings.mqueue]) : undefined,
-    settings.keys === undefined ? undefined : clearKernelKeys(settings.keys),
+    files && settings.wipe.length > 0 ? wipeDirectories(settings.wipe, undefined, spare?.paths) : undefined,
+    stop && settings.ipc ? cleanSysvIpc() : undefined,
+    stop && settings.mqueue ? wipeDirectories([settings.mqueue]) : undefined,
+    stop && settings.keys !== undefined ? clearKernelKeys(settings.keys) : undefined,
   ]);
-  const listeners = settings.listeners ? await strayListeners(await ancestry(), settings.runtimeApi) : undefined;
+  const listeners = stop && settings.listeners ? await strayListeners(await ancestry(), settings.runtimeApi) : undefined;
   const problems = [
     ...(sweep && sweep.survivors.length > 0 ? [`processes ${few(sweep.survivors)} survived the sweep`] : []),
     ...(wipe && wipeProblem(wipe) ? [wipeProblem(wipe)!] : []),
@@ -98,4 +110,20 @@ export async function cleanEnvironment(phase: HygienePhase, settings: HygieneSet
     ...(keys?.state === 'failed' ? [`kernel keys could not be cleared (${keys.step})`] : []),
   ];
   return { phase, ms: Math.round((performance.now() - started) * 10) / 10, sweep, wipe, sysv, mqueue, listeners, keys, problems };
+}
+
+/** One report of a cleaning done in two parts (`stop`, then `files`): each field from the part that set it. */
+export function joinReports(first: HygieneReport, second: HygieneReport): HygieneReport {
+  const pick = <K extends keyof HygieneReport>(key: K) => first[key] ?? second[key];
+  return {
+    phase: first.phase,
+    ms: Math.round((first.ms + second.ms) * 10) / 10,
+    sweep: pick('sweep'),
+    wipe: pick('wipe'),
+    sysv: pick('sysv'),
+    mqueue: pick('mqueue'),
+    listeners: pick('listeners'),
+    keys: pick('keys'),
+    problems: [...first.problems, ...second.problems],
+  };
 }

@@ -3,7 +3,10 @@
  * directories, so any name may be a symlink (to the handler's /proc/self/environ, say), a FIFO
  * that would block an open, or a directory. Nothing here follows a link: every directory on the
  * way is lstat'ed, and files are opened with O_NOFOLLOW and checked again on the open descriptor.
- * Called only after the process group is gone, so nothing changes underneath.
+ * Called only after the run's process group and marked processes are gone and, in the image, after
+ * the environment-wide kill (run-in-workdir.ts, `beforeReading`), so nothing changes underneath.
+ * Where that kill is not used (the host), a survivor that shed the run's marker could still write,
+ * which the checks above keep to the workdir's own files.
  */
 import { constants } from 'node:fs';
 import { lstat, open, opendir } from 'node:fs/promises';

@@ -71,6 +71,9 @@ export async function killProcessGroup(pgid: number, termGraceMs = 200): Promise
   // The common case, a run that left nothing behind: the kernel says the group is empty, no scan needed.
   if (!signalGroup(pgid, 0)) return { pgid, killed: [], survivors: [] };
   const before = await groupMembers(pgid);
+  // Only zombies, which the kernel still counts as members (bubblewrap's inner process, reparented
+  // to an init that has not reaped it yet): nothing alive is left to kill or to fork, no second scan.
+  if (before.length === 0) return { pgid, killed: [], survivors: [] };
   if (before.length > 0 && signalGroup(pgid, 'SIGTERM')) {
     const until = Date.now() + termGraceMs;
     while (Date.now() < until && (await groupMembers(pgid)).length > 0) await sleep(20);

@@ -1,7 +1,8 @@
 /**
  * Staging and spawning for one invocation, in its private workdir: the dataframes, the inputs
- * the runner reads, exactly one Rscript under the backstop deadline, then the envelope and what
- * the run left behind (plots, out/ files). Returns an RunOutcome (and what happened to the
+ * the runner reads, exactly one Rscript under the backstop deadline, then (once every process of
+ * the run, and in the image of the environment, is dead) the envelope and what the run left behind
+ * (plots, out/ files). Returns an RunOutcome (and what happened to the
  * processes); the caller owns the workdir's cleanup.
  */
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,13 @@ export interface RunSetup {
   readonly dataAccess: SourceAccess;
   /** A warm runner waiting in `layout` (functions/execute/warm/): handed the inputs instead of a spawn. */
   readonly warm?: WarmRunner | undefined;
+  /**
+   * Runs once the run's process group and marked processes are killed and before anything the run
+   * left is read (console, envelope, plots, out/): the handler's environment-wide kill and IPC
+   * sweep, so that no process that escaped both (a setsid survivor that cleaned its environment)
+   * is alive to change what is read (output/safe-read.ts relies on it).
+   */
+  readonly beforeReading?: ((budget: PostRunBudget) => Promise<unknown>) | undefined;
 }
 
 export interface WorkdirRun {
@@ -89,9 +97,10 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     runMarker: randomBytes(12).toString('hex'),
     capsule: runtime.containment.capsule,
   });
-  const run = await runScript(command, layout, env, nonce, capture, deadlineMs, setup.warm?.hand(nonce));
+  const run = await runScript(command, layout, env, nonce, capture, deadlineMs, setup.warm?.hand(nonce), setup.namespaces.kind === 'bwrap');
   const budget = PostRunBudget.after(setup.remainingMs, config.postRun);
   const processes = { pid: run.pid, group: run.group, budget };
+  await setup.beforeReading?.(budget);
 
   const output = capture.snapshot();
   // Whatever happened, the pages drawn and files written so far go back: they help fix the script.

@@ -29,6 +29,13 @@ export async function runScript(
   deadlineMs: number,
   /** A warm runner already handed this run's nonce (functions/execute/warm/): supervised, not spawned. */
   warm?: RscriptChild,
+  /**
+   * R runs in a PID namespace of its own (bubblewrap): once the group holds nothing alive, that
+   * namespace's first process is dead, and the kernel ends every process of a PID namespace before
+   * its first process finishes exiting, so no process of the run (setsid or not) is left for the
+   * marker scan to find, which is then skipped.
+   */
+  ownPidNamespace = false,
 ): Promise<ProcessExit> {
   const started = Date.now();
   const child = warm ?? spawnRscript(command, layout, env, nonce);
@@ -62,7 +69,8 @@ export async function runScript(
     // Always: the main process may be gone while a fork it left behind still holds stdout.
     if (pid !== undefined) group = await killProcessGroup(pid);
     const marker = env[RUN_MARKER_VARIABLE];
-    if (group && marker) {
+    const nothingLeft = ownPidNamespace && group !== undefined && group.killed.length === 0 && group.survivors.length === 0;
+    if (group && marker && !nothingLeft) {
       const swept = await killMarkedProcesses(marker);
       group = { ...group, escaped: swept.killed, survivors: [...group.survivors, ...swept.survivors] };
     }

@@ -93,6 +93,12 @@ export class WarmPool {
     await Promise.all(started);
   }
 
+  /** Without waiting: the idle runners that said ready and live, and those still starting or loading. */
+  counts(): { ready: number; starting: number } {
+    const ready = this.idle.filter((r) => r.readyAt !== undefined && r.alive).length;
+    return { ready, starting: this.starting + this.idle.filter((r) => r.readyAt === undefined && r.alive).length };
+  }
+
   /**
    * The processes the hygiene must leave alone: each idle runner's pid and its process group,
    * nothing else (a runner forks nothing before its request, so the group is the runner).

@@ -16,8 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
+import { WARM_EXTENSION_NAME } from '../../execute/create-handler.ts';
 import type { ExecuteRuntime, InvokeContext, InvokeAnswer } from './runtime.ts';
-import { startRuntimeApiEmulator, type InvokePhase, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
+import { ENVIRONMENT_ENDED, startRuntimeApiEmulator, type EnvironmentEnd, type InvokePhase, type RuntimeApiEmulator } from './runtime-api-emulator.ts';
 
 export const DEFAULT_IMAGE = 'localhost/jube-r-execute';
 /** podman on these machines: rootful, runc (crun is absent), host rlimits above the default ulimits. */
@@ -46,6 +47,17 @@ export const HARDENED_RUN_FLAGS = [
 const RUNTIME_API_PORT = 9001;
 
 /**
+ * Each environment's own host identity: a user namespace with a host uid/gid range of its own
+ * (podman-run(1), `--userns=auto`; rootful podman takes the ranges from the `containers` entries
+ * of /etc/subuid and /etc/subgid, which `npm run setup` writes for the image tier). The image's
+ * user is then a different host uid in every container, so what the kernel counts or keys per
+ * user (RLIMIT_NPROC, the user keyring, who may signal whom) never spans two keys: one key's
+ * processes cannot exhaust another's process limit, read its keys or signal its processes. In
+ * Lambda each environment is its own microVM, with its own kernel.
+ */
+export const PER_KEY_IDENTITY_FLAGS = ['--userns=auto'] as const;
+
+/**
  * What Lambda gives every environment: the execution role's credentials in the environment the
  * entrypoint starts with. Canaries here, so a test can search every process and file for them.
  */
@@ -54,7 +66,6 @@ export const CANARY_CREDENTIALS = {
   AWS_SECRET_ACCESS_KEY: 'jube-r-canary-secret-access-key-0000000001',
   AWS_SESSION_TOKEN: 'jube-r-canary-session-token-0000000001',
 } as const;
-const REPLACE_AFTER = new Set(['Sandbox.Timedout', 'Runtime.ExitError']);
 
 export interface ContainerRuntimeOptions {
   readonly image?: string;
@@ -69,6 +80,12 @@ export interface ContainerRuntimeOptions {
   readonly onExit?: (logs: string) => void;
   /** Test-only: replaces the image's entrypoint (a control that skips its credential stripping). */
   readonly entrypoint?: readonly string[];
+  /**
+   * `per-key` (default): each container its own host uid range (PER_KEY_IDENTITY_FLAGS).
+   * `shared`: test-only control, every container's user is the same host uid, as rootful podman
+   * runs them without a user namespace.
+   */
+  readonly identity?: 'per-key' | 'shared';
 }
 
 export interface ContainerPoolOptions extends ContainerRuntimeOptions {
@@ -97,8 +114,10 @@ export interface ContainerRuntime extends ExecuteRuntime {
   logs(key?: string): Promise<string>;
   /** The emulator's record of one invocation's phases (response, extensions done) for `key`. */
   invokePhase(requestId: string, key?: string): InvokePhase | undefined;
-  /** The extensions registered in `key`'s environment. */
+  /** The extensions registered in `key`'s current environment. */
   extensions(key?: string): string[];
+  /** Why `key`'s environments ended so far, oldest first (a timeout, an exit, a protocol violation). */
+  endings(key?: string): EnvironmentEnd[];
 }
 
 /** The key of calls that carry no TenantId (a function without tenant isolation). */
@@ -110,7 +129,8 @@ const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
  * (container + its own Runtime API emulator) per TenantId, never shared with another key; calls with
  * the same key reuse that container (one at a time: Lambda would start a second environment of the
  * same key for a concurrent call, this emulation queues it). Two keys therefore share no process,
- * no /tmp, no IPC namespace (each container has its own), nothing but the read-only image.
+ * no /tmp, no IPC namespace (each container has its own), no host uid (PER_KEY_IDENTITY_FLAGS),
+ * nothing but the read-only image.
  */
 export async function startContainerRuntime(options: ContainerPoolOptions = {}): Promise<ContainerRuntime> {
   const pool = new Map<string, KeyEnvironment>();
@@ -165,6 +185,16 @@ export async function startContainerRuntime(options: ContainerPoolOptions = {}):
     logs: (key) => known(key).logs(),
     invokePhase: (requestId, key) => known(key).invokePhase(requestId),
     extensions: (key) => known(key).extensions(),
+    endings: (key) => pool.get(key ?? NO_KEY)?.endings() ?? [],
+    // The image starts warm (its JUBE_R_WARM); each environment's handler registers its warm start
+    // with the Extensions API during its Init, which is what can be seen from here.
+    async warmStatus() {
+      if (options.env?.['JUBE_R_WARM'] === 'off') return { enabled: false, state: 'off' };
+      const environments = [...pool.values()];
+      if (environments.length === 0) return { enabled: true, state: 'not-loaded' };
+      const registered = environments.filter((env) => env.extensions().includes(WARM_EXTENSION_NAME)).length;
+      return { enabled: true, state: registered === environments.length ? 'ready' : 'starting' };
+    },
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer> {
       if (closed) return { ok: false, errorType: 'Runtime.Closed', errorMessage: 'the container runtime was closed' };
       const key = context.tenantId ?? NO_KEY;
@@ -188,11 +218,14 @@ export async function startContainerRuntime(options: ContainerPoolOptions = {}):
   };
 }
 
-/** One container of a key's environment (replaced when its runtime exits). */
+/** One execution environment of a key: a container and its own Runtime API emulator. */
 interface Environment {
   readonly id: string;
   readonly relay: ChildProcess;
   readonly waiter: ChildProcess;
+  readonly emulator: RuntimeApiEmulator;
+  /** Holds the emulator's socket. */
+  readonly dir: string;
 }
 
 interface KeyEnvironment {
@@ -203,53 +236,75 @@ interface KeyEnvironment {
   logs(): Promise<string>;
   invokePhase(requestId: string): InvokePhase | undefined;
   extensions(): string[];
+  endings(): EnvironmentEnd[];
   close(): Promise<void>;
 }
 
 /**
- * One key's execution environment (container + emulator); resolves once the container runs. A
- * runtime that exits is replaced by a new container of the same key: Lambda resets and initialises
- * that environment again in the same microVM, which a new container stands in for here.
+ * One key's execution environments, one after another; resolves once the first container runs.
+ * An environment that ends (its runtime exited or retired it, a function timeout, an init error, a
+ * runtime or extension that broke the Runtime API's protocol) is removed and a fresh one, container
+ * and emulator, serves the key's next call: Lambda resets that environment and initialises it
+ * again, which a new container stands in for here. Nothing of the old one (its emulator's state,
+ * an init error, a registration) carries over. A fresh one starts at once after an environment
+ * that had finished its Init, and on the next call after one whose Init failed (so a broken image
+ * does not start containers in a loop).
  */
 async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () => void, idleTimeoutMs: number): Promise<KeyEnvironment> {
   const image = options.image ?? DEFAULT_IMAGE;
-  const dir = mkdtempSync(join(tmpdir(), 'jube-r-runtime-'));
-  const emulator = await startRuntimeApiEmulator({ listen: { path: join(dir, 'runtime.sock') } });
-  let started = 1;
+  const phases = new Map<string, InvokePhase>();
+  const endings: EnvironmentEnd[] = [];
+  let started = 0;
   let closed = false;
   let busy = 0;
   let idleTimer: NodeJS.Timeout | undefined;
-  let replacing: Promise<void> = Promise.resolve();
-  const retired = new WeakSet<Environment>();
-  // A runtime that exits (it died, or retired its environment after answering) is replaced at
-  // once, so events already queued for it are served by the next one instead of failing with it.
-  const launch = (): Promise<Environment> =>
-    startEnvironment(image, emulator, options, (ended) => {
-      if (!closed && !retired.has(ended)) replace(ended);
-    });
-  let environment: Environment;
-  try {
-    environment = await launch();
-  } catch (error) {
-    await emulator.close();
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  // The key's calls, one at a time, in arrival order.
+  let turn: Promise<unknown> = Promise.resolve();
+  let latest: Environment | undefined;
+  let current: Promise<Environment> | undefined;
 
-  const replace = (old: Environment): void => {
-    retired.add(old);
-    replacing = (async () => {
-      await stop(old);
-      environment = await launch();
+  const launch = (after: Promise<unknown> = Promise.resolve()): Promise<Environment> => {
+    const next = after.then(() => {
       started += 1;
-    })();
+      return startEnvironment(image, options, phases, onEnd);
+    });
+    current = next;
+    next.then(
+      (env) => {
+        latest = env;
+      },
+      () => {
+        // Could not start: the next call tries again.
+        if (current === next) current = undefined;
+      },
+    );
+    return next;
+  };
+  // Called by the emulator, before it settles any invocation: a call that comes back undelivered
+  // already finds the replacement in `current`.
+  const onEnd = (env: Environment, end: EnvironmentEnd): void => {
+    endings.push(end);
+    if (closed) return;
+    const gone = stop(env);
+    stopping.add(gone);
+    void gone.finally(() => stopping.delete(gone));
+    if (end.initFailed) current = undefined;
+    else void launch(gone);
   };
 
+  // Ended environments still being removed: close() waits for them too.
+  const stopping = new Set<Promise<void>>();
   const stop = async (env: Environment): Promise<void> => {
     env.waiter.removeAllListeners('exit');
+    if (options.onExit) options.onExit((await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', env.id], { reject: false, all: true })).all ?? '');
     await execa(PODMAN[0], [...PODMAN.slice(1), 'rm', '--force', '--time', '0', env.id], { reject: false });
     env.relay.kill('SIGKILL');
+    env.waiter.kill('SIGKILL');
+    await env.emulator.close();
+    rmSync(env.dir, { recursive: true, force: true });
   };
+
+  await launch();
 
   const armIdle = (): void => {
     clearTimeout(idleTimer);
@@ -258,26 +313,35 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
   };
   armIdle();
 
+  /** One call: in the key's current environment, and once more in the next if that one ended before delivering it. */
+  const serve = async (payload: unknown, context: InvokeContext): Promise<InvokeAnswer> => {
+    for (let attempt = 0; ; attempt += 1) {
+      if (closed) return { ok: false, errorType: 'Runtime.Closed', errorMessage: 'the container runtime was closed' };
+      // A container that cannot start at all (no image, podman failing) is the local endpoint's
+      // failure, not the function's: it throws, as the first start of a key's environment does.
+      const env = await (current ?? launch());
+      const outcome = await env.emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
+      if (!('undelivered' in outcome)) return outcome;
+      const { errorType, errorMessage } = outcome.undelivered;
+      if (attempt > 0) return { ok: false, errorType, errorMessage };
+    }
+  };
+
   return {
-    containerId: () => environment.id,
+    containerId: () => latest?.id ?? '',
     environmentsStarted: () => started,
     busy: () => busy,
-    invokePhase: (requestId) => emulator.invokePhase(requestId),
-    extensions: () => emulator.extensions(),
-    logs: async () => (await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', environment.id], { reject: false, all: true })).all ?? '',
+    invokePhase: (requestId) => phases.get(requestId),
+    extensions: () => latest?.emulator.extensions() ?? [],
+    endings: () => [...endings],
+    logs: async () => (latest ? ((await execa(PODMAN[0], [...PODMAN.slice(1), 'logs', latest.id], { reject: false, all: true })).all ?? '') : ''),
     async invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer> {
       busy += 1;
       clearTimeout(idleTimer);
+      const mine = turn.then(() => serve(payload, context));
+      turn = mine.catch(() => undefined);
       try {
-        await replacing;
-        const served = environment;
-        const outcome = await emulator.invoke(payload, { requestId: context.requestId, timeoutMs: context.timeoutMs, tenantId: context.tenantId });
-        // Lambda resets an environment whose invocation timed out (whatever was still running
-        // must not answer the next call) and one whose runtime died; a new container of the same
-        // key stands in for that reset, once per environment.
-        if (!outcome.ok && REPLACE_AFTER.has(outcome.errorType) && !closed && !retired.has(served)) replace(served);
-        await replacing;
-        return outcome;
+        return await mine;
       } finally {
         busy -= 1;
         if (busy === 0) armIdle();
@@ -286,22 +350,33 @@ async function startKeyEnvironment(options: ContainerRuntimeOptions, onIdle: () 
     async close(): Promise<void> {
       closed = true;
       clearTimeout(idleTimer);
-      await replacing.catch(() => undefined);
-      await stop(environment);
-      emulator.failAll('Runtime.Closed', 'the container runtime was closed');
-      await emulator.close();
-      rmSync(dir, { recursive: true, force: true });
+      const env = await current?.catch(() => undefined);
+      if (env) await stop(env);
+      await Promise.all([...stopping]);
     },
   };
 }
 
 async function startEnvironment(
   image: string,
-  emulator: RuntimeApiEmulator,
   options: ContainerRuntimeOptions,
-  onEnded: (environment: Environment) => void,
+  phases: Map<string, InvokePhase>,
+  onEnd: (environment: Environment, end: EnvironmentEnd) => void,
 ): Promise<Environment> {
   const podman = (args: string[]) => execa(PODMAN[0], [...PODMAN.slice(1), ...args]);
+  const dir = mkdtempSync(join(tmpdir(), 'jube-r-runtime-'));
+  let environment: Environment | undefined;
+  // An end before the environment is assembled (an init/error while `podman start` returns) is
+  // handed on once it is.
+  let early: EnvironmentEnd | undefined;
+  const emulator = await startRuntimeApiEmulator({
+    listen: { path: join(dir, 'runtime.sock') },
+    phases,
+    onEnd: (end) => {
+      if (environment) onEnd(environment, end);
+      else early = end;
+    },
+  });
   const env = {
     AWS_LAMBDA_RUNTIME_API: `127.0.0.1:${RUNTIME_API_PORT}`,
     AWS_LAMBDA_FUNCTION_NAME: 'jube-r-execute',
@@ -315,31 +390,34 @@ async function startEnvironment(
     ...options.env,
   };
   const envFlags = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
-  const mountFlags = (options.readOnlyMounts ?? []).flatMap((dir) => ['--volume', `${resolve(dir)}:${resolve(dir)}:ro`]);
+  const mountFlags = (options.readOnlyMounts ?? []).flatMap((d) => ['--volume', `${resolve(d)}:${resolve(d)}:ro`]);
   const entrypoint = options.entrypoint ? ['--entrypoint', JSON.stringify(options.entrypoint)] : [];
-  const { stdout: id } = await podman(['create', ...HARDENED_RUN_FLAGS, ...envFlags, ...mountFlags, ...entrypoint, image]);
+  const identity = (options.identity ?? 'per-key') === 'per-key' ? PER_KEY_IDENTITY_FLAGS : [];
+  let id: string | undefined;
   try {
+    ({ stdout: id } = await podman(['create', ...HARDENED_RUN_FLAGS, ...identity, ...envFlags, ...mountFlags, ...entrypoint, image]));
     await podman(['init', id]);
     const { stdout: pid } = await podman(['inspect', '--format', '{{.State.Pid}}', id]);
     const relay = await startRelay(pid.trim(), emulator.address);
     await podman(['start', id]);
-    // If the runtime dies mid-invocation, nothing will ever answer it: fail that invocation
-    // instead of hanging (Lambda's Runtime.ExitError). Queued ones wait for the next environment.
+    // If the runtime dies, nothing will ever answer its invocation: end the environment, which
+    // fails that invocation instead of hanging (Lambda's Runtime.ExitError).
     const waiter = spawn(PODMAN[0], [...PODMAN.slice(1), 'wait', id], { stdio: 'ignore' });
-    const environment: Environment = { id, relay, waiter };
-    waiter.on('exit', () => {
-      emulator.failRunning('Runtime.ExitError', 'the execute container exited');
-      relay.kill('SIGKILL');
-      onEnded(environment);
-      if (options.onExit) {
-        void execa(PODMAN[0], [...PODMAN.slice(1), 'logs', id], { reject: false, all: true }).then((r) =>
-          options.onExit?.(r.all ?? ''),
-        );
-      }
-    });
-    return environment;
+    const assembled: Environment = { id, relay, waiter, emulator, dir };
+    environment = assembled;
+    waiter.on('exit', () => emulator.end(ENVIRONMENT_ENDED, 'the execute container exited'));
+    if (early) {
+      const end = early;
+      queueMicrotask(() => onEnd(assembled, end));
+    }
+    return assembled;
   } catch (error) {
-    await execa(PODMAN[0], [...PODMAN.slice(1), 'rm', '--force', '--time', '0', id], { reject: false });
+    if (id !== undefined) await execa(PODMAN[0], [...PODMAN.slice(1), 'rm', '--force', '--time', '0', id], { reject: false });
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (/no subuid ranges found|could not find enough available IDs/.test(String((error as { stderr?: unknown }).stderr ?? ''))) {
+      throw new Error('podman has no uid range for per-key identity (--userns=auto): run `JUBE_R_SETUP_IMAGE=1 npm run setup`, which adds the `containers` range to /etc/subuid and /etc/subgid', { cause: error });
+    }
     throw error;
   }
 }

@@ -11,26 +11,48 @@ import { readServiceConfig } from '../../../layers/config/service-config.ts';
 import { tenantEnvironmentCap } from '../../../layers/contract/isolation.ts';
 import { lambdaContext } from './api-gateway-event.ts';
 import { killDescendantGroups } from './process-tree.ts';
+import type { WarmStatus } from '../../../layers/contract/api.ts';
 import type { ExecuteRuntime, InvokeAnswer } from './runtime.ts';
 
-export type ExecuteHandler = (event: unknown, context: Context) => Promise<unknown>;
+export type ExecuteHandler = ((event: unknown, context: Context) => Promise<unknown>) & {
+  readonly warmStatus?: () => WarmStatus;
+  readonly close?: () => Promise<void>;
+};
 
 export interface ProcessRuntimeOptions {
   readonly functionName: string;
   /** The execute handler; by default the Lambda's (create-handler.ts), created on first use. */
   readonly loadHandler?: () => Promise<ExecuteHandler>;
-  /** The configuration the default handler reads. */
+  /** The configuration the default handler reads (localStackEnv's defaults apply). */
   readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
- * The Lambda's own handler, which reads its configuration from this process's environment when it
- * loads; the warm start is on unless JUBE_R_WARM says otherwise: one warm runner per execution
+ * What the local stack runs with where its environment does not say (an empty value counts as
+ * unset, as everywhere, layers/config/environment.ts): the warm start on, as in the image
+ * (docs/execute-runtime.md, "Warm start"), and in the container runtime PER_TENANT tenancy, as every
+ * deployed stack (one container per isolation key; every invoke carries its TenantId). The
+ * host-process runtime keeps SHARED: it runs every key in one process tree and cannot isolate them
+ * (GET /health says `boundary: none`).
+ */
+export function localStackEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const unset = (key: string) => env[key] === undefined || env[key] === '';
+  return {
+    ...env,
+    ...(unset('JUBE_R_WARM') ? { JUBE_R_WARM: 'on' } : {}),
+    ...(runtimeKindOf(env) === 'container' && unset('JUBE_R_EXECUTE_TENANCY') ? { JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' } : {}),
+  };
+}
+
+/**
+ * The Lambda's own handler (create-handler.ts), configured from `env` with the local stack's
+ * defaults (localStackEnv): warm unless JUBE_R_WARM says otherwise, one warm runner per execution
  * slot (JUBE_R_MAX_INFLIGHT_EXECUTE).
  */
 const defaultLoadHandler = (env: NodeJS.ProcessEnv) => async (): Promise<ExecuteHandler> => {
-  process.env['JUBE_R_WARM'] ??= env['JUBE_R_WARM'] ?? 'on';
-  return (await import('../../execute/handler.ts')).handler;
+  const { createInitializedExecuteHandler, readRuntimeSettings } = await import('../../execute/create-handler.ts');
+  const local = localStackEnv(env);
+  return createInitializedExecuteHandler({ config: readServiceConfig(local), runtime: readRuntimeSettings(local) });
 };
 
 /**
@@ -45,12 +67,27 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
   const inflight = new Set<Promise<unknown>>();
   let closing = false;
 
+  // Loaded once; a load that failed (a bad configuration) is tried again by the next call.
+  const loaded = (): Promise<ExecuteHandler> =>
+    (handler ??= load().catch((error: unknown) => {
+      handler = undefined;
+      throw error;
+    }));
+
   return {
     kind: 'process',
+    async warm() {
+      await loaded();
+    },
+    async warmStatus() {
+      if (!handler) return { state: 'not-loaded' };
+      const loaded = await handler.catch(() => undefined);
+      return loaded?.warmStatus?.() ?? { state: 'unknown' };
+    },
     async invoke(payload, context) {
       if (closing) return { ok: false, errorType: 'Runtime.ExitError', errorMessage: 'the local stack is shutting down' };
-      handler ??= load();
-      const run = (async () => (await handler)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
+      const ready = loaded();
+      const run = (async () => (await ready)(payload, lambdaContext(options.functionName, context.requestId, context.timeoutMs, context.tenantId)))();
       inflight.add(run);
       void run.catch(() => undefined).finally(() => inflight.delete(run));
       let timer: NodeJS.Timeout | undefined;
@@ -78,6 +115,7 @@ export function createProcessRuntime(options: ProcessRuntimeOptions): ExecuteRun
       closing = true;
       // The handler kills its own process groups when a run ends; on shutdown runs end early, so
       // every group this process started is killed here, then the handlers are let finish.
+      await (await handler?.catch(() => undefined))?.close?.();
       await killDescendantGroups();
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5_000).unref())]);
       await killDescendantGroups();
@@ -120,6 +158,8 @@ export async function createExecuteRuntime(env: NodeJS.ProcessEnv, functionName:
     // Resolved `file` dataframes name real paths under the data dir: mount it at the same path.
     const dataDir = realDirOrUndefined(resolve(config.data.dir));
     return startContainerRuntime({
+      // The tag `npm run image:build` gave the image (JUBE_R_IMAGE, as scripts/image-build.sh reads it).
+      ...(env['JUBE_R_IMAGE'] ? { image: env['JUBE_R_IMAGE'] } : {}),
       // ... and name it the data root there, the one place file sources may come from.
       env: { ...passOn, ...(dataDir ? { JUBE_R_DATA_DIR: dataDir } : {}) },
       readOnlyMounts: dataDir ? [dataDir] : [],

@@ -3,6 +3,8 @@
  * or in the image's container): an invocation answered the way Lambda's Invoke API reports it,
  * a payload or a function error.
  */
+import type { WarmStatus } from '../../../layers/contract/api.ts';
+
 export type InvokeAnswer =
   | { readonly ok: true; readonly payload: unknown }
   | {
@@ -24,6 +26,10 @@ export interface InvokeContext {
 export interface ExecuteRuntime {
   readonly kind: 'process' | 'container';
   invoke(payload: unknown, context: InvokeContext): Promise<InvokeAnswer>;
+  /** Starts what the first call needs (the handler and its warm runners), ahead of it. */
+  warm?(): Promise<void>;
+  /** The warm start as this runtime sees it now (GET /health `warm`). */
+  warmStatus(): Promise<WarmStatus>;
   /** Stops everything the runtime started; no R process may outlive it. */
   close(): Promise<void>;
 }

@@ -9,7 +9,7 @@ import type { SandboxStatus } from '../../../layers/contract/api.ts';
 import { configuredSandbox } from '../../../layers/contract/sandbox-layers.ts';
 import { createApi } from '../../api/create-api.ts';
 import { startApiServer, type ApiServer } from './api-server.ts';
-import { createExecuteRuntime } from './execute-runtime.ts';
+import { createExecuteRuntime, localStackEnv } from './execute-runtime.ts';
 import type { ExecuteRuntime } from './runtime.ts';
 import { startLambdaEndpoint, type LambdaEndpoint } from './lambda-endpoint.ts';
 import { localSigV4FromEnv } from './sigv4-verifier.ts';
@@ -31,7 +31,7 @@ export interface LocalStack {
   readonly config: ServiceConfig;
   /** Requests must be SigV4-signed with JUBE_R_LOCAL_SIGV4_* keys. */
   readonly sigV4: boolean;
-  /** Loads the validator and the execute handler in the background. */
+  /** Loads the validator and the execute handler (with its warm runners) in the background. */
   warm(): Promise<void>;
   close(): Promise<void>;
 }
@@ -44,8 +44,9 @@ async function detectSandbox(env: NodeJS.ProcessEnv): Promise<string[]> {
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const baseConfig = readServiceConfig(options.env);
-  const sigV4 = localSigV4FromEnv(options.env);
+  const env = localStackEnv(options.env);
+  const baseConfig = readServiceConfig(env);
+  const sigV4 = localSigV4FromEnv(env);
   let runtime: ExecuteRuntime | undefined;
   let lambda: LambdaEndpoint | undefined;
   let api: ApiServer | undefined;
@@ -53,7 +54,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   try {
     if (baseConfig.lambdaEndpoint === undefined) {
-      runtime = await createExecuteRuntime(options.env, baseConfig.executeFunctionName);
+      runtime = await createExecuteRuntime(env, baseConfig.executeFunctionName);
       lambda = await startLambdaEndpoint({
         host: '127.0.0.1',
         port: options.lambdaPort,
@@ -72,7 +73,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sandbox = async () => {
       if (configured) return configured;
       if (kind !== 'process') return { source: 'unknown', layers: [] };
-      detected ??= detectSandbox(options.env).then(
+      detected ??= detectSandbox(env).then(
         (layers): SandboxStatus => ({ source: 'detected', layers }),
         (): SandboxStatus => ({ source: 'unknown', layers: [] }),
       );
@@ -81,7 +82,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // The host-R runtime runs every key in this one process tree: it cannot isolate keys, and says so.
     const isolationBoundary = kind === 'container' && config.executePerTenant ? 'container-per-key' : 'none';
-    const app = createApi({ config, env: options.env, sandbox, isolationBoundary });
+    const app = createApi({
+      config, env, sandbox, isolationBoundary,
+      warm: async () => (runtime ? runtime.warmStatus() : { state: 'unknown' }),
+    });
     api = await startApiServer({
       host: options.host,
       port: options.port,
@@ -100,11 +104,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       config,
       sigV4: sigV4 !== undefined,
       warm: async () => {
-        await Promise.all([
-          app.warm(),
-          sandbox(),
-          kind === 'process' ? import('../../execute/handler.ts') : Promise.resolve(),
-        ]);
+        // The host-R runtime's handler starts its warm runners as it is created: before the first call.
+        await Promise.all([app.warm(), sandbox(), started.runtime?.warm?.()]);
       },
       close: async () => {
         // Stop accepting, end every R run, then let the answers already under way go out.

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContainment, type CapsuleDefence } from '../../../functions/execute/run/containment.ts';
 import { readRuntimeSettings } from '../../../functions/execute/runtime-settings.ts';
 import { harness, type Harness } from '../helpers.ts';
+import { generous } from '../../load-tolerant.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const library = mkdtempSync(join(tmpdir(), 'jube-r-poke-lib-'));
@@ -50,11 +51,13 @@ afterAll(() => {
 /** The handler in the Lambda posture, escaped, with `off` defences turned off. */
 function lambda(off: readonly CapsuleDefence[] = []): Harness {
   const capsule = readContainment().capsule!;
-  return harness({
-    namespaces: 'none',
-    containment: { testEscapedRunner: true, capsule: { ...capsule, kernel: 'off', off } },
-    runtimeOverrides: { rLibs },
-  });
+  return generous(
+    harness({
+      namespaces: 'none',
+      containment: { testEscapedRunner: true, capsule: { ...capsule, kernel: 'off', off } },
+      runtimeOverrides: { rLibs },
+    }),
+  );
 }
 
 const probe = (label: string, expr: string) =>

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { processTable } from '../../../functions/execute/run/process-group.ts';
 import { harness } from '../helpers.ts';
+import { generous } from '../../load-tolerant.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const rulesFile = join(repoRoot, 'layers/rules/script-rules.json');
@@ -80,10 +81,10 @@ describe.each([
   { posture: 'capsule with Landlock and seccomp, no bubblewrap', kernel: 'auto' as const },
 ])('an escaped script, $posture', ({ kernel }) => {
   const capsule = readContainment().capsule!;
-  const h = harness({
+  const h = generous(harness({
     namespaces: 'none',
     containment: { testEscapedRunner: true, capsule: { ...capsule, kernel } },
-  });
+  }));
   const rulesBefore = readFileSync(rulesFile, 'utf8');
 
   it('runs no command, opens no socket, signals no one, leaves nothing behind, reads no secret', async () => {
@@ -124,7 +125,7 @@ describe.each([
 
 describe('the control: the same escaped script without the capsule', () => {
   it('does run commands and open sockets, so the assertions above can tell containment from its absence', async () => {
-    const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
+    const h = generous(harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } }));
     const before = connections;
     const response = await h.run(
       [`system("${shell('control-system')}")`, `try(close(socketConnection("127.0.0.1", ${port}, timeout = 2)))`, 'cat("control done\\n")'].join('\n'),

@@ -1,6 +1,6 @@
 /** bounded-remove.ts on real trees: what a script can leave (locked directories, odd names, many files) goes, within a deadline. */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,16 +36,18 @@ describe('removeTree', () => {
 
   it('a missing tree is removed already', async () => expect(await removeTree(join(root, 'never'), far())).toBe('removed'));
 
-  it('100,000 files made by R: removed within its deadline, or stopped at it and said so', { timeout: 120_000 }, async () => {
+  it('100,000 files made by R: stopped at its deadline, checked between batches, and said so; given the time, removed', { timeout: 120_000 }, async () => {
     const tree = join(root, 'many');
     mkdirSync(tree);
     execFileSync('Rscript', ['--vanilla', '-e', `invisible(file.create(file.path("${tree}", sprintf("f%06d", 1:100000))))`]);
     const before = process.memoryUsage().rss;
-    const budget = new PostRunBudget(Date.now() + 300);
-    const started = Date.now();
-    const cut = await removeTree(tree, budget.deadline);
-    expect(Date.now() - started).toBeLessThan(300 + 250);
+    // A clock that passes the deadline once the first batch is done: the removal stops right there,
+    // however fast or loaded the machine is.
+    let reads = 0;
+    const clock = () => (reads++ < 1 ? 0 : 1);
+    const cut = await removeTree(tree, 1, clock);
     expect(cut).toBe('deadline');
+    expect(readdirSync(tree).length).toBeGreaterThanOrEqual(100_000 - 256);
     expect(process.memoryUsage().rss - before).toBeLessThan(32 << 20);
     // Given the time, the rest goes.
     expect(await removeTree(tree, far())).toBe('removed');
@@ -73,9 +75,8 @@ describe('PostRunBudget', () => {
   it('withinBudget waits for work only until the deadline, and records what it stopped', async () => {
     const budget = new PostRunBudget(Date.now() + 50);
     const never = new Promise<string>(() => undefined);
-    const started = Date.now();
+    // Work that never settles: that it returns at all is the deadline's doing.
     expect(await withinBudget(never, budget, 'the wipe')).toBe('deadline');
-    expect(Date.now() - started).toBeLessThan(500);
     expect(budget.cutShort).toEqual(['the wipe']);
     expect(await withinBudget(Promise.resolve('done'), new PostRunBudget(Date.now() + 1000), 'x')).toBe('done');
   });

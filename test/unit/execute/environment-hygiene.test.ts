@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
-import { cleanEnvironment, few, hygieneSettings, PROBLEM_NAMES } from '../../../functions/execute/environment/environment-hygiene.ts';
+import { cleanEnvironment, few, hygieneSettings, joinReports, PROBLEM_NAMES } from '../../../functions/execute/environment/environment-hygiene.ts';
 import { notCleanResponse, ENVIRONMENT_NOT_CLEAN } from '../../../functions/execute/environment/hygiene-response.ts';
 
 const dirs: string[] = [];
@@ -46,8 +46,28 @@ describe('cleanEnvironment', () => {
     const report = await cleanEnvironment('before-run', settings);
     expect(readdirSync(dir)).toEqual([]);
     expect(report).toMatchObject({ phase: 'before-run', problems: [] });
+    expect(Number.isFinite(report.ms)).toBe(true);
     expect(report.ms).toBeGreaterThanOrEqual(0);
-    expect(report.ms).toBeLessThan(1000);
+  });
+
+  it('after a run, in two parts around the reads: `stop` leaves the files (and checks listeners), `files` wipes them; one joined report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jube-r-env-hygiene-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'out.txt'), 'left by the run');
+    const settings = { sweep: false, wipe: [dir], ipc: false, mqueue: undefined, listeners: true, runtimeApi: undefined };
+
+    const stop = await cleanEnvironment('after-run', settings, undefined, 'stop');
+    const kept = readdirSync(dir);
+    const files = await cleanEnvironment('after-run', settings, undefined, 'files');
+    const joined = joinReports(stop, files);
+
+    expect(kept).toEqual(['out.txt']);
+    expect(stop.wipe).toBeUndefined();
+    expect(stop.listeners).toBeDefined();
+    expect(files.listeners).toBeUndefined();
+    expect(readdirSync(dir)).toEqual([]);
+    expect(joined).toMatchObject({ phase: 'after-run', wipe: { removedCount: 1 }, listeners: stop.listeners, problems: [...stop.problems, ...files.problems] });
+    expect(joined.ms).toBeCloseTo(stop.ms + files.ms, 0);
   });
 
   it('names a listener a process outside the chain left, by its port, as a problem', async () => {

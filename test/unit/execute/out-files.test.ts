@@ -90,12 +90,10 @@ describe('collectOutFiles', () => {
     expect(truncated).toBe(true);
   });
 
-  it('100,000 entries: the listing stops at the cap, fast, without the memory growing with them', { timeout: 120_000 }, async () => {
+  it('100,000 entries: the listing stops at the cap, without the memory growing with them', { timeout: 120_000 }, async () => {
     execFileSync('Rscript', ['--vanilla', '-e', `invisible(file.create(file.path("${out}", sprintf("f%06d", 1:100000))))`]);
     const before = process.memoryUsage().rss;
-    const started = performance.now();
     const { files, truncated } = await collectOutFiles(root, out, caps);
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(files).toHaveLength(MAX_ENTRIES);
     expect(truncated).toBe(true);
     expect(process.memoryUsage().rss - before).toBeLessThan(32 << 20);

@@ -18,6 +18,7 @@ function heldRuntime() {
   const runtime: ExecuteRuntime = {
     kind: 'process',
     invoke: (payload, context) => new Promise((finish) => pending.push({ payload, tenantId: context.tenantId, finish })),
+    warmStatus: async () => ({ state: 'unknown' }),
     close: async () => undefined,
   };
   return { runtime, pending };
