@@ -37,8 +37,12 @@ export const CAPSULE_LAYERS = {
   seccomp: 'capsule-seccomp',
 } as const;
 
-/** The static checks in front of every run: the API function's, then R's own re-validation. */
-export const VALIDATION_LAYERS = ['ingress-limits', 'shape-check', 'static-walk', 'r-revalidation'] as const;
+/**
+ * The checks in front of every run: the API function's limits and shape check, the validator's
+ * advice (capability calls, packages), and R's parser agreeing with tree-sitter's. Advice, not
+ * confinement: what a script may do is the capsule's (CAPSULE_LAYERS).
+ */
+export const VALIDATION_LAYERS = ['ingress-limits', 'shape-check', 'static-advice', 'parser-agreement'] as const;
 
 /** setTimeLimit on the script (the runner), inside the process-group kill and Lambda's timeout. */
 export const R_TIME_LIMIT_LAYER = 'r-time-limit';
@@ -85,7 +89,7 @@ export function configuredSandbox(declared: readonly string[] | undefined): Sand
 /**
  * The layers that still hold once a script owns its R process (docs/threat-model.md): enforced by
  * the kernel or the hypervisor, so nothing the script does inside R lifts them. The capsule's
- * interposition and R-internals layers are not among them: they live in the process the script
+ * interposition, dispatch-table and PLT layers are not among them: they live in the process the script
  * owns. Neither are rlimits, hygiene or the caps, which bound a run but confine nothing.
  */
 export const BELOW_R_LAYERS: readonly string[] = [

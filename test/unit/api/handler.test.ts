@@ -336,7 +336,7 @@ describe('/execute', () => {
     expect(response).toMatchObject({
       status: 'rejected', consoleOutput: '', warnings: [], timedOut: false, errorType: 'execution', retryable: true, rVersion: loadManifest().rVersion,
     });
-    expect(response.error).toContain('FORBIDDEN_SYMBOL');
+    expect(response.error).toContain('CAPABILITY_NOT_AVAILABLE');
     expect(response.validation?.errors[0]?.symbol).toBe('system');
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
   });

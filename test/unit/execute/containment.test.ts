@@ -8,7 +8,7 @@ describe('readContainment', () => {
   it('requires the capsule by default and derives the probe beside it', () => {
     const c = readContainment({ JUBE_R_CAPSULE_LIBRARY: library });
     expect(c).toEqual({
-      capsule: { library, probe: '/bin/jube-capsule-probe', kernel: 'auto' },
+      capsule: { library, probe: '/bin/jube-capsule-probe', kernel: 'auto', off: [] },
       sweep: 'run',
       wipeAfterRun: [],
       testEscapedRunner: false,

@@ -11,7 +11,7 @@ import type { Validator } from '../../../layers/validator/validator.ts';
 
 const refuseAll: Validator = () => ({
   valid: false,
-  errors: [{ code: 'FORBIDDEN_SYMBOL', message: 'no', line: 1, column: 1, symbol: 'system' }],
+  errors: [{ code: 'CAPABILITY_NOT_AVAILABLE', message: 'no', line: 1, column: 1, symbol: 'system' }],
   lint: [],
   durationMs: 0,
 });

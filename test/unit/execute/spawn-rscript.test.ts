@@ -14,7 +14,8 @@ describe('the Rscript command line', () => {
   it('puts prlimit in front with every limit and no core dumps', () => {
     const { file, args } = rscriptCommand(runtime, rlimits, { kind: 'none', reason: 'test' }, layout);
     expect(file).toBe('prlimit');
-    expect(args).toEqual([...prlimitArgs(rlimits), '--', 'Rscript', '--vanilla', '/app/runner/runner.R', '/app/rules.json', layout.root]);
+    // The runner reads no rules file: what a script may do is the capsule's, below R.
+    expect(args).toEqual([...prlimitArgs(rlimits), '--', 'Rscript', '--vanilla', '/app/runner/runner.R', layout.root]);
     expect(prlimitArgs(rlimits)).toEqual([
       `--as=${rlimits.addressSpaceBytes}`, `--fsize=${rlimits.fileSizeBytes}`, `--nofile=${rlimits.openFiles}`, `--nproc=${rlimits.processes}`, '--core=0', '--msgqueue=0',
     ]);

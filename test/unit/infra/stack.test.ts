@@ -265,7 +265,7 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       const { json, id, config } = get();
       const variables = (json.Resources[id.validateFunction]!.Properties!['Environment'] as { Variables: Record<string, string> }).Variables;
       const layers = variables['JUBE_R_SANDBOX_LAYERS']!.split(',');
-      expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-r-internals', 'environment-sweep', 'writable-wipe', 'ipc-cleanup', 'no-credentials-inside']));
+      expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-dispatch-table', 'capsule-plt-sealed', 'environment-sweep', 'writable-wipe', 'ipc-cleanup', 'no-credentials-inside']));
       expect(layers).not.toContain('capsule-landlock');
       expect(layers).not.toContain('capsule-seccomp');
       expect(layers.includes('lambda-per-tenant-isolation')).toBe(config.execute.tenancy === 'per-tenant');
@@ -976,5 +976,24 @@ describe('the synthesized validate bundle', () => {
     expect(answer.statusCode).toBe(200);
     const facts = readPackageFacts(fixturePackageFacts()).manifest;
     expect(JSON.parse(answer.body)).toEqual({ rVersion: FIXTURE_IMAGE_R_VERSION, packages: facts.packages });
+  }, 60_000);
+
+  it('answers POST /validate from the rules and the capability table it ships beside it', async () => {
+    // Both data files are read beside the bundle: a missing one fails here, not in a deployment.
+    const { json, stack, outdir } = synthesized.prod;
+    const fn = json.Resources[logicalIdOf(stack.apiFunction.function)]!;
+    const bundle = join(outdir, String(fn.Metadata!['aws:asset:path']), 'index.mjs');
+    const variables = (fn.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    const event = readFileSync(join(REPOSITORY_ROOT, 'events/api/validate-rejected.json'), 'utf8');
+    const script = `const { handler } = await import(${JSON.stringify(bundle)});
+      const answer = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10000 });
+      process.stdout.write('\\n<<<ANSWER>>>' + JSON.stringify(answer));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      env: { PATH: process.env['PATH'], AWS_REGION: 'eu-west-1', ...deployedEnvironment(variables), EVENT: event },
+      timeout: 30_000,
+    });
+    const answer = JSON.parse(stdout.split('<<<ANSWER>>>').at(-1)!) as { statusCode: number; body: string };
+    expect(answer.statusCode).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE' })] });
   }, 60_000);
 });

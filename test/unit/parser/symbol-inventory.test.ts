@@ -1,6 +1,8 @@
 /**
- * The symbol inventory R's re-validation cross-checks: the validator hands on the inventory of its
- * own parse, which is the inventory a separate budgeted parse finds (symbol-inventory.ts).
+ * The symbol inventory R's parser-agreement check compares with its own: the validator hands on the
+ * inventory of its own parse, which is the inventory a separate budgeted parse finds
+ * (symbol-inventory.ts). A called name is listed with "(" after it, so the two parsers must also
+ * agree on what is a call.
  */
 import { describe, expect, it } from 'vitest';
 import { getParser } from '../../../layers/parser/tree-sitter.ts';
@@ -18,7 +20,7 @@ describe('the symbol inventory', () => {
     const result = validate(script, (names) => (handed = names));
     // Assess
     expect(result.valid).toBe(true);
-    expect(handed).toEqual(['f', 'f', 'median', 'my var', 'print', 'slot', 'stats', 'x', 'x']);
+    expect(handed).toEqual(['f', 'f(', 'median(', 'my var', 'print(', 'slot', 'stats', 'x', 'x']);
     expect(treeSitterSymbols(await getParser(), script, 5_000)).toEqual(handed);
   });
 

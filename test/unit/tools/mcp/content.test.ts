@@ -83,12 +83,12 @@ describe('executeResult', () => {
         error: 'forbidden',
         errorType: 'execution',
         retryable: true,
-        validation: { valid: false, errors: [{ code: 'FORBIDDEN_SYMBOL', message: '`system` is forbidden', line: 2, column: 3, symbol: 'system' }], lint: [], durationMs: 1 },
+        validation: { valid: false, errors: [{ code: 'CAPABILITY_NOT_AVAILABLE', message: 'system runs a program', line: 2, column: 3, symbol: 'system' }], lint: [], durationMs: 1 },
       }),
     );
     expect(result.isError).toBe(true);
     expect(texts(result)[0]).toBe(
-      `rejected: the script was not run. Fix each finding (r_validate checks a script without running it):\n2:3 FORBIDDEN_SYMBOL \`system\` is forbidden (system); ${VALIDATION_ADVICE.FORBIDDEN_SYMBOL}`,
+      `rejected: the script was not run. Fix each finding (r_validate checks a script without running it):\n2:3 CAPABILITY_NOT_AVAILABLE system runs a program (system); ${VALIDATION_ADVICE.CAPABILITY_NOT_AVAILABLE}`,
     );
   });
 });
