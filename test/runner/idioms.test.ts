@@ -58,8 +58,16 @@ describe('a capability is refused with its category\'s message however it is rea
     expect(validator('system("id")').errors).toEqual([expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE', symbol: 'system', message, line: 1, column: 1 })]);
   });
 
-  it('mclapply(mc.cores = 2) forks, which the capsule refuses: the lint says so first, the error carries the process advice', async () => {
+  it('mclapply(mc.cores = 2) always forks: /validate refuses it with the process advice, before anything runs', async () => {
     const script = 'r <- parallel::mclapply(1:3, function(i) i^2, mc.cores = 2)';
+    expect(validator(script).errors).toEqual([
+      expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE', symbol: 'mclapply', message: capabilityMessage('process', 'mclapply(mc.cores = 2)') }),
+    ]);
+    expect(await h.run(script)).toMatchObject({ status: 'rejected' });
+  });
+
+  it('a core count computed at run time is advice at /validate; the refused fork\'s error carries the same advice', async () => {
+    const script = 'cores <- 2\nr <- parallel::mclapply(1:3, function(i) i^2, mc.cores = cores)';
     const verdict = validator(script);
     expect(verdict.valid).toBe(true);
     expect(verdict.lint).toEqual([expect.objectContaining({ rule: 'capability-advice', message: expect.stringMatching(/mc\.cores must be 1/) })]);

@@ -39,13 +39,37 @@ function environmentNames(call: Node, from: 'argument' | 'value'): string[] {
   return names;
 }
 
+/** parallel's helpers that fork once mc.cores is above 1 (MC_CORES=1 makes them serial by default). */
+export const FORKING: ReadonlySet<string> = new Set(['mclapply', 'mcmapply', 'mcMap', 'pvec']);
+
+/**
+ * Whether an mc.cores value forks: 'always' for a literal above 1 or detectCores() (NA here: no
+ * program reports the cores), 'never' for 1, 'maybe' for anything computed.
+ */
+export function forkingCores(value: Node | null | undefined): 'always' | 'never' | 'maybe' {
+  const text = value?.text ?? '';
+  if (/^1L?$/.test(text)) return 'never';
+  if (/^[0-9]+L?$/.test(text)) return 'always';
+  if (value?.type === NodeKind.call && /^(parallel::)?detectCores$/.test(value.childForFieldName('function')?.text ?? '')) return 'always';
+  return 'maybe';
+}
+
+/** mclapply(mc.cores = 4): forks, which the sandbox refuses; what to write instead. */
+function forkingCall(visit: Parameters<Check['visit']>[0], findings: Parameters<Check['visit']>[1]): void {
+  const { callee } = visit.frame;
+  const cores = argumentsOf(visit.node()).find((a) => a.name === 'mc.cores');
+  if (!cores || forkingCores(cores.value) !== 'always') return;
+  findings.error('CAPABILITY_NOT_AVAILABLE', capabilityMessage('process', `${callee}(mc.cores = ${cores.value?.text ?? ''})`), callee, cores.node.startPosition);
+}
+
 export const capabilityCall: Check = {
   summary: 'A direct call of a function that always reaches a capability the sandbox refuses (capabilities.json).',
   nodeTypes: [NodeKind.call],
-  interest: (rules) => ({ names: [...rules.capabilityFunctions.keys()].map((key) => key.split('::').at(-1)!) }),
+  interest: (rules) => ({ names: [...[...rules.capabilityFunctions.keys()].map((key) => key.split('::').at(-1)!), ...FORKING] }),
   visit(visit, findings) {
     const { callee, calleePackage } = visit.frame;
     if (callee === '') return;
+    if (FORKING.has(callee) && (calleePackage === '' || calleePackage === 'parallel')) return forkingCall(visit, findings);
     const found = capabilityOf(callee, calleePackage, findings.rules);
     if (!found || (found.row.severity ?? 'error') !== 'error') return;
     const written = calleePackage === '' ? callee : `${calleePackage}::${callee}`;

@@ -4,11 +4,11 @@
  * they run serially here (MC_CORES=1), and mc.cores > 1 would fork, which the sandbox refuses.
  */
 import { capabilityMessage } from '../../rules/capabilities.ts';
-import { capabilityOf } from '../checks/capability-call.ts';
+import { capabilityOf, forkingCores } from '../checks/capability-call.ts';
 import { NodeKind, argumentsOf } from '../context.ts';
 import type { LintRule } from '../context.ts';
 
-const FORKING = new Set(['mclapply', 'mcmapply', 'mcMap', 'pvec']);
+import { FORKING } from '../checks/capability-call.ts';
 
 export const capabilityAdvice: LintRule = {
   summary: 'A call that may need a capability the sandbox refuses (reading back serialized objects, forking).',
@@ -20,8 +20,10 @@ export const capabilityAdvice: LintRule = {
   visit(visit, findings) {
     const { callee, calleePackage } = visit.frame;
     if (FORKING.has(callee) && (calleePackage === '' || calleePackage === 'parallel')) {
+      // A literal count above 1 or detectCores() always forks: capability-call's error. Any other
+      // value may be 1 when it runs.
       const cores = argumentsOf(visit.node()).find((a) => a.name === 'mc.cores');
-      if (cores && !/^1L?$/.test(cores.value?.text ?? '')) {
+      if (cores && forkingCores(cores.value) === 'maybe') {
         findings.lint(`${callee}() runs serially here (one core, no fork): mc.cores must be 1, or leave it out.`, cores.node.startPosition);
       }
       return;

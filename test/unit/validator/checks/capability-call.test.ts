@@ -26,6 +26,16 @@ describe('check capability-call', () => {
       expect(errors[0]!.message).toBe(capabilityMessage(category, written));
     });
 
+    it.each([['parallel::mclapply(1:3, sqrt, mc.cores = 4)', '4'], ['mcmapply(sum, 1:3, mc.cores = 2L)', '2L'], ['pvec(1:3, sqrt, mc.cores = detectCores())', 'detectCores()']])(
+      '%s always forks: refused with the process advice, placed on mc.cores',
+      async (script, cores) => {
+        const { errors } = await validate(script);
+        const name = script.replace(/^parallel::/, '').split('(')[0]!;
+        expect(errors).toEqual([expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE', symbol: name, message: capabilityMessage('process', `${name}(mc.cores = ${cores})`) })]);
+        expect(errors[0]!.column).toBe(script.indexOf('mc.cores') + 1);
+      },
+    );
+
     it('Sys.setenv of a name outside the table names what it refuses', async () => {
       const { errors } = await validate('Sys.setenv(FOO = "1", TZ = "UTC")');
       expect(errors).toEqual([expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE', symbol: 'Sys.setenv' })]);
@@ -49,6 +59,10 @@ describe('check capability-call', () => {
       ['list(system = 1)$system'],
       ['Sys.getenv("HOME")'],
       ['readRDS(system.file("Meta", "package.rds", package = "stats"))'],
+      // mclapply serial (MC_CORES=1), or a count that may be 1 (advice, capability-advice's).
+      ['parallel::mclapply(1:3, sqrt)'],
+      ['parallel::mclapply(1:3, sqrt, mc.cores = 1L)'],
+      ['parallel::mclapply(1:3, sqrt, mc.cores = n)'],
     ])('accepts %s', async (script) => {
       expect((await validate(script)).errors).toEqual([]);
     });

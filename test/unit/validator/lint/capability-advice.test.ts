@@ -8,7 +8,7 @@ describe('lint capability-advice', () => {
       ['x <- readRDS("f.rds")', capabilityMessage('deserialization', 'readRDS')],
       ['load("x.rda")', capabilityMessage('deserialization', 'load')],
       ['readr::read_rds("f.rds")', capabilityMessage('deserialization', 'readr::read_rds')],
-      ['parallel::mclapply(1:3, sqrt, mc.cores = 4)', 'mclapply() runs serially here (one core, no fork): mc.cores must be 1, or leave it out.'],
+      ['parallel::mclapply(1:3, sqrt, mc.cores = getOption("cores"))', 'mclapply() runs serially here (one core, no fork): mc.cores must be 1, or leave it out.'],
       ['mcmapply(sum, 1:3, mc.cores = n)', 'mcmapply() runs serially here (one core, no fork): mc.cores must be 1, or leave it out.'],
     ])('warns on %s, and the script stays valid', async (script, message) => {
       const result = await validate(script);
