@@ -104,7 +104,7 @@ async function sequential(): Promise<void> {
     try {
       await stack.warm();
       const post = async () => {
-        const response = await fetch(`${stack.url}/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script: 'x <- c(1, 2, 3)\nmean(x)' }) });
+        const response = await fetch(`${stack.url}/t/bench/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script: 'x <- c(1, 2, 3)\nmean(x)' }) });
         if (response.status !== 200) throw new Error(`bench call failed: ${response.status} ${await response.text()}`);
       };
       await post();

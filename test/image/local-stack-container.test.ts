@@ -27,10 +27,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const execute = async (body: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${stack!.url}/execute`, {
+const execute = async (body: unknown, tenant = 'acme') => {
+  const response = await fetch(`${stack!.url}/t/${tenant}/execute`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as unknown };
@@ -49,7 +49,7 @@ describe('the local stack with the execute function in the container', () => {
   it('binds a tenant table from the local data dir mounted into the container', async () => {
     const { status, body } = await execute(
       { script: 'cat(sum(sales$amount), "\\n")', dataframes: [{ name: 'sales', dataPointer: 'sales' }] },
-      { 'x-jube-tenant': 'acme' },
+      'acme',
     );
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', consoleOutput: '42 \n' });
@@ -74,7 +74,7 @@ describe('the local stack, container runtime, a script that kills the execute ha
 
   it('costs only its own call: a clear 502 of the API, then the next call is served', async () => {
     const post = async (script: string) => {
-      const response = await fetch(`${killable!.url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ script }) });
+      const response = await fetch(`${killable!.url}/t/acme/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ script }) });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const started = Date.now();
@@ -117,9 +117,9 @@ describe.each([
   });
 
   const hostOf = async (session: string) => {
-    const response = await fetch(`${keyed!.url}/execute`, {
+    const response = await fetch(`${keyed!.url}/t/acme/execute`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-jube-tenant': 'acme', 'x-jube-session': session },
+      headers: { 'content-type': 'application/json', 'x-jube-session': session },
       body: JSON.stringify({ script: 'cat(Sys.info()[["nodename"]])' }),
     });
     const body = ExecuteResponseSchema.parse(await response.json());
