@@ -57,7 +57,7 @@ export function readPackageFacts(directory: string, options: PackageFactsOptions
   if (!existsSync(manifestPath)) {
     throw new PackageFactsMissingError(
       `no image package facts at ${manifestPath}: run \`npm run image:build\` (the image writes the manifest /packages serves ` +
-        'and the build extracts it), or pass -c packageFactsDirectory=<a directory extracted from the image that is deployed>',
+        'and the build extracts it) or `scripts/image-facts.sh <the image deployed>`, or pass -c packageFactsDirectory=<a directory extracted from it>',
     );
   }
   const parsed = PackageManifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, 'utf8')));
