@@ -37,7 +37,7 @@ describe('the local stack', () => {
   it('starts in under 3 seconds and prints where it listens and a ready-to-paste curl example', () => {
     expect(stack.startMs).toBeLessThan(3000);
     expect(stack.output()).toContain(`jube-r listening on ${stack.url}`);
-    expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/execute -H 'Content-Type: application/json' -d '\\{"script":`));
+    expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/t/demo/execute -H 'Content-Type: application/json' -d '\\{"script":`));
   });
 
   it('serves GET /health with the live rules and limits', async () => {
