@@ -112,7 +112,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
   const rules = options.rules ?? loadRules(runtime.rulesFile);
   const manifest = manifestOrUndefined();
   const declared = options.declaredPackages ?? manifest?.declared ?? [];
-  const allowed = [...allowedPackages(rules, declared)].sort();
+  const installed = manifest ? manifestPackages(manifest).installedPackages : new Set(declared);
+  const allowed = [...allowedPackages(rules, installed)].sort();
   const safetyMarginMs = options.safetyMarginMs ?? 1500;
   const logger = options.logger ?? new Logger({ serviceName: 'jube-r' });
   let validator: Promise<Validator> | undefined =
@@ -130,7 +131,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     ? cleanEnvironment('init', hygiene).catch((error: unknown) => ({ phase: 'init' as const, ms: 0, problems: [`init cleaning failed: ${String(error)}`] }))
     : undefined;
   const warm = createWarmStart({
-    config, runtime, declaredPackages: declared, allowedPackages: allowed, initCleaning: init,
+    config, runtime, declaredPackages: declared, initCleaning: init,
     runtimeApi: process.env['AWS_LAMBDA_RUNTIME_API'], log: (message, detail) => logger.warn(message, detail ?? {}),
   });
 
@@ -139,7 +140,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const base = (): ResponseBase => ({ durationMs: Date.now() - started, rVersion, timestamp: new Date(started).toISOString() });
 
     // The installed list comes from the manifest, which must exist by now (it names the command that writes it).
-    validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()), declaredPackages: declared });
+    validator ??= loadValidator({ rules, ...manifestPackages(loadManifest()) });
     // The test-only escaped runner (containment.ts) is meant to run what validation would refuse.
     let symbols: string[] | undefined;
     const validation = runtime.containment.testEscapedRunner ? undefined : (await validator)(e.script, (names) => (symbols = names));

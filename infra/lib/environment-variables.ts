@@ -62,7 +62,8 @@ export function declaredSandboxLayers(config: DeploymentConfig): string[] {
     // Lambda refuses no_new_privs, so of the capsule only what needs no kernel feature arms there
     // (CAPSULE_LAYERS.landlock and .seccomp never appear in a deployment).
     CAPSULE_LAYERS.preload,
-    CAPSULE_LAYERS.rInternals,
+    CAPSULE_LAYERS.dispatch,
+    CAPSULE_LAYERS.got,
     HYGIENE_LAYERS.environmentSweep,
     HYGIENE_LAYERS.writableWipe,
     HYGIENE_LAYERS.ipcCleanup,

@@ -20,6 +20,7 @@ import {
 import { refineContextEncoding } from './context-encoding.ts';
 import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES, TENANT_BINDINGS } from './isolation.ts';
 import { ValidationResultSchema } from './validation.ts';
+import { CapabilitySummarySchema } from '../rules/capabilities.ts';
 import { ScriptRulesSchema } from '../rules/rules.ts';
 
 /** The path segment a tenant's routes start with: `/t/{tenant}/...`. */
@@ -205,6 +206,8 @@ export const HealthResponseSchema = z.strictObject({
   rVersion: z.string(),
   uptimeSeconds: z.number().min(0),
   rules: ScriptRulesSchema,
+  /** What a script may not do, by category, and where each is enforced (layers/rules/capabilities.json). */
+  capabilities: CapabilitySummarySchema,
   limits: LimitsSchema,
   sandbox: HealthSandboxSchema,
   isolation: IsolationStatusSchema,

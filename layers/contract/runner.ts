@@ -10,6 +10,7 @@
  * (functions/execute/output/envelope.ts) bounds its bytes and nesting before it parses.
  */
 import { z } from 'zod';
+import { capabilityCallRows } from '../rules/capabilities.ts';
 import { RUNNER_CAP_KEYS, type RunnerCaps } from './output-caps.ts';
 import { CONTEXT_ENCODINGS, R_JSON } from './context-encoding.ts';
 import { ErrorTypeSchema, VALUE_LIMITS, valueTypesSchema } from './execute.ts';
@@ -142,6 +143,12 @@ const PlotSettingsSchema = z.strictObject({
 export const RunnerInputSchema = z.strictObject({
   // Bounded where the event is parsed; here only a whole number R can hold.
   timeoutSeconds: z.number().int().min(1).max(2 ** 31 - 1),
+  /**
+   * Seconds from the script's start past which no R time limit may reach (the capsule clamps
+   * setTimeLimit() to it): the script's timeout plus half the kill grace, so R's own limit still
+   * fires before the handler's kill.
+   */
+  deadlineSeconds: z.number().positive().max(2 ** 31 - 1),
   allowedPackages: z.array(RName).max(100_000),
   /** null when tree-sitter found a syntax error. */
   treeSitterSymbols: z.array(z.string().max(1_000_000)).max(10_000_000).nullable(),
@@ -198,6 +205,8 @@ export function runnerSeam() {
     capKeys: RUNNER_CAP_KEYS,
     rJson: R_JSON,
     valueLimits: VALUE_LIMITS,
+    // The runner's re-validation refuses the same direct calls /validate does (r-image/runner/R/parse.R).
+    capabilityFunctions: capabilityCallRows(),
   };
 }
 
@@ -205,15 +214,20 @@ export function runnerSeam() {
 export const runnerSeamJson = (): string => `${JSON.stringify(runnerSeam(), null, 2)}\n`;
 
 /**
- * The capsule's report, parsed: "preload=armed landlock=abi6 seccomp=active", "preload=off", or
- * whatever a failing capsule said. Only `preload=armed` as the first field counts as armed.
+ * The capsule's report, parsed: "preload=armed landlock=abi6 seccomp=active
+ * dispatch=patched(...) got=sealed(...)", "preload=off", or whatever a failing capsule said. Only
+ * `preload=armed` as the first field counts as armed.
  */
 export interface CapsuleReport {
   readonly armed: boolean;
   readonly landlockAbi: number | undefined;
   readonly seccomp: boolean;
-  /** R's memory primitives removed and its deserializers fenced ("rinternals=patched(...)"). */
-  readonly rInternals: boolean;
+  /** The capability rows patched into R's dispatch table ("dispatch=patched(...)"). */
+  readonly dispatch: boolean;
+  /** Every loaded object's PLT pages sealed read-only ("got=sealed(...)"). */
+  readonly got: boolean;
+  /** Defences a test control turned off ("off=dispatch,got"). */
+  readonly off: readonly string[];
   /** The report as written, for logs and the unarmed response. */
   readonly text: string;
 }
@@ -230,7 +244,9 @@ export function parseCapsuleReport(report: string | undefined): CapsuleReport | 
     armed: fields[0] === 'preload=armed',
     landlockAbi: landlock ? Number(landlock[1]) : undefined,
     seccomp: value('seccomp') === 'active',
-    rInternals: (value('rinternals') ?? '').startsWith('patched('),
+    dispatch: (value('dispatch') ?? '').startsWith('patched('),
+    got: (value('got') ?? '').startsWith('sealed('),
+    off: (value('off') ?? '').split(',').filter((d) => d.length > 0),
     text: report,
   };
 }

@@ -23,12 +23,16 @@ export const BWRAP_LAYERS = ['bwrap-namespaces', 'no-network', 'read-only-system
 
 /**
  * The capsule (r-image/capsule), as its report names what it armed: the interposition layer
- * everywhere, Landlock and seccomp only where the kernel accepted no_new_privs (never in Lambda).
+ * (libc and native routines) everywhere, the capability rows in R's dispatch table and the sealed
+ * PLT slots where it runs R, Landlock and seccomp only where the kernel accepted no_new_privs
+ * (never in Lambda).
  */
 export const CAPSULE_LAYERS = {
   preload: 'capsule-preload',
-  /** R's bytecode builders and address leaks removed, its deserializers fenced (rinternals.c). */
-  rInternals: 'capsule-r-internals',
+  /** The capability table's rows in R's own dispatch table (dispatch.c). */
+  dispatch: 'capsule-dispatch-table',
+  /** Every loaded object's PLT slots read-only where their pages hold nothing else (relro.c). */
+  got: 'capsule-plt-sealed',
   landlock: 'capsule-landlock',
   seccomp: 'capsule-seccomp',
 } as const;
@@ -66,7 +70,8 @@ export function capsuleLayers(report: string): string[] {
   const parsed = parseCapsuleReport(report)!;
   const layers: string[] = [];
   if (parsed.armed) layers.push(CAPSULE_LAYERS.preload);
-  if (parsed.armed && parsed.rInternals) layers.push(CAPSULE_LAYERS.rInternals);
+  if (parsed.armed && parsed.dispatch) layers.push(CAPSULE_LAYERS.dispatch);
+  if (parsed.armed && parsed.got) layers.push(CAPSULE_LAYERS.got);
   if (parsed.landlockAbi !== undefined) layers.push(CAPSULE_LAYERS.landlock);
   if (parsed.seccomp) layers.push(CAPSULE_LAYERS.seccomp);
   return layers;

@@ -1,11 +1,12 @@
 /**
- * The symbols tree-sitter sees in a script, for the cross-check against R's own parser
- * (the R runner's re-validation, r-image/runner/revalidate.R): the R runner lists the symbol tokens of getParseData()
- * (SYMBOL, SYMBOL_FUNCTION_CALL, SYMBOL_SUB, SYMBOL_FORMALS, SYMBOL_PACKAGE, SLOT) and rejects the
- * script with PARSER_DISAGREEMENT when the two sorted lists differ. A script the two parsers read
- * differently is exactly where a static check on one of them can be fooled.
+ * The symbols and calls tree-sitter sees in a script, for the cross-check against R's own parser
+ * (the R runner's re-validation, r-image/runner/R/parse.R): the R runner lists the symbol tokens of
+ * getParseData() (SYMBOL, SYMBOL_FUNCTION_CALL, SYMBOL_SUB, SYMBOL_FORMALS, SYMBOL_PACKAGE, SLOT),
+ * a called one (SYMBOL_FUNCTION_CALL) with "(" after its name, and rejects the script with
+ * PARSER_DISAGREEMENT when the two sorted lists differ. A script the two parsers read differently
+ * is exactly where a static check on one of them can be fooled.
  */
-import type { Parser, Tree } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 
 /** Backquotes are quoting, not part of the name; `...` and `..1` are not looked up by name. */
 export function normalizeSymbol(text: string): string | undefined {
@@ -13,7 +14,19 @@ export function normalizeSymbol(text: string): string | undefined {
   return name === '...' || /^\.\.\d+$/.test(name) ? undefined : name;
 }
 
-/** Sorted (with repeats) symbol names of a tree without syntax errors. */
+/** The node is the callee of a call: f(), or the name after ::, ::: or $ in pkg::f(), x$f() (R's SYMBOL_FUNCTION_CALL). */
+function isCalled(node: Node): boolean {
+  let callee = node;
+  const parent = node.parent;
+  if (parent && (parent.type === 'namespace_operator' || (parent.type === 'extract_operator' && parent.childForFieldName('operator')?.type === '$'))) {
+    if (parent.childForFieldName('rhs')?.id !== node.id) return false;
+    callee = parent;
+  }
+  const call = callee.parent;
+  return call?.type === 'call' && call.childForFieldName('function')?.id === callee.id;
+}
+
+/** Sorted (with repeats) symbol names of a tree without syntax errors; a called one with "(" after it. */
 export function symbolsOfTree(tree: Tree): string[] {
   const names: string[] = [];
   const cursor = tree.walk();
@@ -22,7 +35,7 @@ export function symbolsOfTree(tree: Tree): string[] {
     for (;;) {
       if (descending && cursor.nodeType === 'identifier') {
         const name = normalizeSymbol(cursor.nodeText);
-        if (name !== undefined) names.push(name);
+        if (name !== undefined) names.push(isCalled(cursor.currentNode) ? `${name}(` : name);
       }
       if (descending && cursor.gotoFirstChild()) continue;
       if (cursor.gotoNextSibling()) {

@@ -1,22 +1,20 @@
 /**
- * The two package lists the validator is given: what packages.R declares (the allow-list, with the
- * rules' base set, minus the blocked) and what is actually installed (for the not-installed lint).
+ * What the validator is told is installed: the generated manifest's whole library (what packages.R
+ * declares and everything installed with it), or, without a manifest, only R's own packages.
  */
 import type { PackageManifest } from '../packages/manifest.ts';
 import type { ScriptRules } from '../rules/rules.ts';
 
 export interface ValidatorPackages {
-  readonly declaredPackages: readonly string[];
   readonly installedPackages: ReadonlySet<string>;
 }
 
-/** Both lists from the generated manifest; installed: everything the library holds (rlang, vctrs, ...), not only what GET /packages lists. */
+/** Everything the library holds (rlang, vctrs, ...), not only what GET /packages lists. */
 export function manifestPackages(manifest: PackageManifest): ValidatorPackages {
-  const installed = [...(manifest.installed ?? []), ...manifest.packages.map((p) => p.name)];
-  return { declaredPackages: manifest.declared, installedPackages: new Set(installed) };
+  return { installedPackages: new Set([...(manifest.installed ?? []), ...manifest.packages.map((p) => p.name)]) };
 }
 
-/** Without a manifest: only the rules' base packages are allowed, and known installed (they ship with R). */
+/** Without a manifest: R's own packages (they ship with R). */
 export function basePackagesOnly(rules: ScriptRules): ValidatorPackages {
-  return { declaredPackages: [], installedPackages: new Set(rules.packages.baseAllowed) };
+  return { installedPackages: new Set(rules.packages.baseAllowed) };
 }

@@ -3,6 +3,11 @@
  * shape check -> parse -> syntax errors -> one static walk running every check and lint rule.
  * A rejected script is a normal result; no input string makes it throw or hang.
  *
+ * Its findings are advice (docs/script-rules.md): what a script may do is enforced below R by the
+ * capsule; the checks turn away, with a useful message, what would fail there anyway (a direct
+ * call of a capability function, a package that is not installed or is blocked) and the lints
+ * point at common mistakes.
+ *
  * It reads no file itself: the caller hands it the rules and the package lists
  * (package-lists.ts), so each caller decides where they come from and what a missing manifest means.
  */
@@ -16,12 +21,10 @@ import type {
   ValidationErrorCode,
   ValidationResult,
 } from '../contract/validation.ts';
-import { absentPackageGuards, inSkipped } from './absent-guards.ts';
 import { CHECKS } from './checks/index.ts';
 import { compileRules } from './context.ts';
 import type { CompiledRules, Findings } from './context.ts';
 import { LINT_RULES } from './lint/index.ts';
-import { ScriptFacts } from './script-facts.ts';
 import { checkShape } from './shape.ts';
 import { syntaxErrors } from './syntax.ts';
 import { findCandidates, mergeInterests } from './candidates.ts';
@@ -67,8 +70,10 @@ function buildDispatch(): Dispatch {
   for (const check of Object.values(CHECKS)) add(check.nodeTypes, check.visit);
   for (const [id, rule] of Object.entries(LINT_RULES)) {
     add(rule.nodeTypes, (visit, findings) => {
-      (findings as Collector).currentLint = [id, rule.severity];
+      const collector = findings as Collector;
+      collector.currentLint = [id, rule.severity];
       rule.visit(visit, findings);
+      collector.currentLint = NO_LINT;
     });
   }
   return byType;
@@ -83,16 +88,17 @@ interface Positioned {
 const byPosition = (a: Positioned, b: Positioned): number =>
   a.line - b.line || a.column - b.column || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
 
+const NO_LINT: [string, LintFinding['severity']] = ['', 'info'];
+
 /** Collects one script's findings; its position defaults to the node being visited. */
 class Collector implements Findings {
   readonly errors: ValidationError[] = [];
   readonly lints: LintFinding[] = [];
-  currentLint: [string, LintFinding['severity']] = ['', 'info'];
+  currentLint = NO_LINT;
   here: () => Point = () => ({ row: 0, column: 0 });
 
   constructor(
     readonly rules: CompiledRules,
-    readonly facts: ScriptFacts,
     private readonly max: number,
   ) {}
 
@@ -116,7 +122,7 @@ class Collector implements Findings {
 
 export async function loadValidator(options: ValidatorOptions): Promise<Validator> {
   const { rules } = options;
-  const compiled = compileRules(rules, options.declaredPackages, options.installedPackages);
+  const compiled = compileRules(rules, options.installedPackages);
   const dispatch = buildDispatch();
   const interest = mergeInterests([
     ...Object.values(CHECKS).map((c) => c.interest(compiled)),
@@ -156,7 +162,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
       try {
         if (tree.rootNode.hasError) return finish(start, syntaxErrors(tree, MAX_SYNTAX_ERRORS), []);
         inventory?.(symbolsOfTree(tree));
-        const collector = new Collector(compiled, new ScriptFacts(tree, script, compiled), maxFindings);
+        const collector = new Collector(compiled, maxFindings);
         const walkOptions = {
           dispatch,
           findings: collector,
@@ -165,12 +171,7 @@ export async function loadValidator(options: ValidatorOptions): Promise<Validato
         };
         if (full) walkTree(tree, walkOptions);
         else walkCandidates(tree, findCandidates(script, interest), walkOptions);
-        // Findings in a branch R never runs (a guard on an absent package) are dropped, unless the
-        // collector filled up: then some finding outside it may be missing, and all are kept.
-        const skipped = collector.full() ? [] : absentPackageGuards(tree, script, compiled.installedPackages, collector.facts);
-        const kept = <T extends { line: number; column: number }>(list: T[]): T[] =>
-          skipped.length === 0 ? list : list.filter((f) => !inSkipped(skipped, f.line, f.column));
-        return finish(start, kept(collector.errors), kept(collector.lints));
+        return finish(start, collector.errors, collector.lints);
       } finally {
         tree.delete();
       }

@@ -1,7 +1,7 @@
 /**
  * The static walk over a tree-sitter tree with one TreeCursor (no recursion: depth costs heap,
  * not stack). Each level of the path from the root gets a frame annotated with what the checks
- * need (operator, callee, argument name, assignment-target and class-value flags), computed from
+ * need (operator, callee, argument name), computed from
  * the node's own children so a frame is correct however the cursor arrived at it.
  *
  * Two drivers share that annotation:
@@ -11,7 +11,7 @@
  *   per node than scanning text in JS, and almost every node of a real script is uninteresting.
  */
 import type { Node, Point, Tree, TreeCursor } from 'web-tree-sitter';
-import { NodeKind, SPECIAL, isAssignmentTarget, newFrame } from './context.ts';
+import { NodeKind, SPECIAL, newFrame } from './context.ts';
 import type { Findings, Frame, Visit } from './context.ts';
 import { decodeName, decodeStringLiteral } from './r-strings.ts';
 
@@ -24,8 +24,6 @@ const OPERATOR_KINDS: ReadonlySet<string> = new Set([
   NodeKind.namespaceOperator,
   NodeKind.extractOperator,
 ]);
-const LEFT_ASSIGN: ReadonlySet<string> = new Set(['<-', '=']);
-const CLASS_SETTERS: ReadonlySet<string> = new Set(['class', 'oldClass']);
 
 /** A name as written in a name slot: an identifier (maybe backquoted) or a string. */
 function slotName(cursor: TreeCursor): string {
@@ -165,54 +163,11 @@ class Walk implements Visit {
     frame.calleePackage = '';
     frame.nsName = '';
     frame.argName = '';
-    frame.target = false;
-    frame.assignsClass = false;
-    frame.classValue = false;
-
-    const parent = depth > 0 ? this.frames[depth - 1] : undefined;
-    if (parent) {
-      const pt = parent.type;
-      if (pt === NodeKind.binaryOperator) {
-        frame.target = isAssignmentTarget(parent.op, field);
-        if (!frame.target && parent.assignsClass) frame.classValue = true;
-      } else if (parent.target) {
-        frame.target =
-          (pt === NodeKind.call && field === 'arguments') ||
-          (pt === NodeKind.arguments && type === NodeKind.argument && this.isFirstArgument()) ||
-          (pt === NodeKind.argument && field === 'value') ||
-          ((pt === NodeKind.subset || pt === NodeKind.subset2) && field === 'function') ||
-          (pt === NodeKind.extractOperator && field === 'lhs');
-      }
-      if (parent.classValue) frame.classValue = true;
-      else if (
-        pt === NodeKind.argument &&
-        field === 'value' &&
-        parent.argName === 'class' &&
-        this.frames[depth - 3]?.callee === 'structure'
-      ) {
-        frame.classValue = true;
-      }
-    }
 
     if (OPERATOR_KINDS.has(type)) this.peekOperator(frame);
     else if (type === NodeKind.call) this.peekCallee(frame);
     else if (type === NodeKind.argument) this.peekArgumentName(frame);
     return frame;
-  }
-
-  private isFirstArgument(): boolean {
-    const cursor = this.cursor;
-    let steps = 0;
-    let first = true;
-    while (cursor.gotoPreviousSibling()) {
-      steps += 1;
-      if (cursor.nodeType === NodeKind.argument) {
-        first = false;
-        break;
-      }
-    }
-    for (let i = 0; i < steps; i += 1) cursor.gotoNextSibling();
-    return first;
   }
 
   private peekArgumentName(frame: Frame): void {
@@ -226,7 +181,6 @@ class Walk implements Visit {
     const cursor = this.cursor;
     if (!cursor.gotoFirstChild()) return;
     const namespace = frame.type === NodeKind.namespaceOperator;
-    let classCall = false;
     do {
       const field = cursor.currentFieldName;
       if (field === 'operator') {
@@ -235,16 +189,8 @@ class Walk implements Visit {
         if (!namespace) break;
       } else if (namespace && field === 'lhs') frame.calleePackage = slotName(cursor);
       else if (namespace && field === 'rhs') frame.nsName = slotName(cursor);
-      else if (field === 'lhs' && cursor.nodeType === NodeKind.call) {
-        // `class(x) <- value`: the value names classes (S3 dispatch check).
-        if (cursor.gotoFirstChild()) {
-          classCall = cursor.currentFieldName === 'function' && CLASS_SETTERS.has(slotName(cursor));
-          cursor.gotoParent();
-        }
-      }
     } while (cursor.gotoNextSibling());
     cursor.gotoParent();
-    frame.assignsClass = classCall && LEFT_ASSIGN.has(frame.op);
   }
 
   private peekCallee(frame: Frame): void {

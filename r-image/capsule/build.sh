@@ -10,7 +10,7 @@ CC="${CC:-cc}"
 FLAGS="-std=gnu11 -O2 -fPIC -Wall -Wextra -Werror -Wno-unused-function -fvisibility=hidden -fno-strict-aliasing -fno-delete-null-pointer-checks -Wno-nonnull-compare -U_FORTIFY_SOURCE -fstack-protector-strong"
 $CC $FLAGS -shared -Wl,-z,relro,-z,now -Wl,-soname,jube_capsule.so -o "$out/jube_capsule.so.tmp" \
   "$here/capsule.c" "$here/policy.c" "$here/real.c" "$here/paths.c" "$here/files.c" "$here/processes.c" \
-  "$here/network.c" "$here/dynload.c" "$here/kernel.c" "$here/rules.c" "$here/seccomp-program.c" "$here/rinternals.c" -ldl
+  "$here/network.c" "$here/dynload.c" "$here/kernel.c" "$here/rules.c" "$here/seccomp-program.c" "$here/dispatch.c" "$here/rapi.c" "$here/routines.c" "$here/relro.c" -ldl
 $CC $FLAGS -o "$out/jube-capsule-probe.tmp" "$here/probe.c" -ldl
 $CC $FLAGS -o "$out/jube-keys-clear.tmp" "$here/keys-clear.c"
 mv "$out/jube_capsule.so.tmp" "$out/jube_capsule.so"

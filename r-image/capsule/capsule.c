@@ -45,6 +45,7 @@
  */
 #define _GNU_SOURCE
 #include "capsule.h"
+#include "rapi.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -103,6 +104,32 @@ static int find_libr(struct dl_phdr_info *info, size_t size, void *data) {
   return 0;
 }
 
+/* JUBE_R_CAPSULE_OFF: the defences a control test turns off, by name (the report lists them). */
+static const struct {
+  const char *name;
+  enum defence bit;
+} DEFENCES[] = {{"dispatch", DEFENCE_DISPATCH}, {"routines", DEFENCE_ROUTINES}, {"dlopen", DEFENCE_DLOPEN},
+                {"got", DEFENCE_GOT},           {"proc", DEFENCE_PROC}};
+
+static int defences_off(const char *list) {
+  int off = 0;
+  if (!list) return 0;
+  for (size_t i = 0; i < sizeof DEFENCES / sizeof DEFENCES[0]; i++) {
+    const char *at = strstr(list, DEFENCES[i].name);
+    size_t n = strlen(DEFENCES[i].name);
+    if (at && (at == list || at[-1] == ',') && (at[n] == '\0' || at[n] == ',')) off |= (int)DEFENCES[i].bit;
+  }
+  return off;
+}
+
+static void describe_off(char *out, size_t size) {
+  out[0] = '\0';
+  if (!POLICY->off) return;
+  size_t n = (size_t)snprintf(out, size, " off=");
+  for (size_t i = 0; i < sizeof DEFENCES / sizeof DEFENCES[0] && n < size; i++)
+    if (POLICY->off & (int)DEFENCES[i].bit) n += (size_t)snprintf(out + n, size - n, "%s%s", out[n - 1] == '=' ? "" : ",", DEFENCES[i].name);
+}
+
 __attribute__((constructor)) void capsule_load(void) {
   close_inherited();
   const char *workdir = getenv("JUBE_R_CAPSULE_WORKDIR");
@@ -115,6 +142,16 @@ __attribute__((constructor)) void capsule_load(void) {
   add_root_list(POLICY->read_roots, &POLICY->n_read, getenv("JUBE_R_CAPSULE_READ"));
   for (const char *const *r = SYSTEM_DL_ROOTS; *r; r++) add_root(POLICY->dl_roots, &POLICY->n_dl, *r);
   add_root_list(POLICY->dl_roots, &POLICY->n_dl, getenv("JUBE_R_CAPSULE_DLOPEN"));
+  /* The dynamic loader read LD_BIND_NOW when the process started: every object, later dlopen()s
+   * too, is then bound at load, so its PLT slots can be sealed (relro.c). */
+  const char *bind_now = getenv("LD_BIND_NOW");
+  POLICY->bind_now = bind_now && *bind_now;
+  const char *r_home = getenv("R_HOME");
+  if (r_home) {
+    char modules[PATH_MAX];
+    if (snprintf(modules, sizeof modules, "%s/modules", r_home) < (int)sizeof modules) capsule_realpath(modules, POLICY->r_modules);
+  }
+  POLICY->off = defences_off(getenv("JUBE_R_CAPSULE_OFF"));
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -157,10 +194,11 @@ static void kernel_layers(char *landlock, char *seccomp, size_t size) {
 /*
  * Arms the capsule. Called once by the runner through .C("jube_capsule_arm", ...) right before
  * the script runs; a second call changes nothing. `status` receives 1 when the interposition layer
- * is armed and its policy sealed; `report` (a character(1) of at least 255 bytes) the active
- * layers, e.g. "preload=armed landlock=abi6 seccomp=active", or why it is not armed.
+ * is armed and its policy sealed; `report` (a character(1) of REPORT_SIZE - 1 bytes) the active
+ * layers, e.g. "preload=armed landlock=abi6 seccomp=active dispatch=patched(...) got=sealed(...)",
+ * or why it is not armed; `deadline` the seconds from now past which no time limit may reach.
  */
-API void jube_capsule_arm(int *status, char **report) {
+API void jube_capsule_arm(int *status, char **report, double *deadline) {
   *status = 0;
   if (POLICY->armed) {
     *status = POLICY->sealed;
@@ -175,26 +213,37 @@ API void jube_capsule_arm(int *status, char **report) {
   POLICY->pid = getpid();
   snprintf(POLICY->proc_self, sizeof POLICY->proc_self, "/proc/%d", (int)POLICY->pid);
   if (dl_iterate_phdr(find_libr, &POLICY->libr_base) == 0) POLICY->libr_base = 0; /* not R: nothing to restrict */
-  char rinternals[64];
-  if (rinternals_arm(rinternals, sizeof rinternals) < 0) {
-    snprintf(*report, sizeof POLICY->report, "preload=unavailable(%s)", rinternals);
+  if (capsule_syscall(SYS_getrandom, (long)POLICY->token_key, (long)sizeof POLICY->token_key, 0, 0, 0, 0) != (long)sizeof POLICY->token_key) {
+    snprintf(*report, sizeof POLICY->report, "preload=unavailable(no random key for address tokens)");
     return;
   }
+  char dispatch[128], got[96], off[64];
+  int in_r = dispatch_arm(*deadline, !defence_off(DEFENCE_DISPATCH), dispatch, sizeof dispatch);
+  if (in_r < 0) {
+    snprintf(*report, sizeof POLICY->report, "preload=unavailable(%s)", dispatch);
+    return;
+  }
+  if (got_seal_all(got, sizeof got) < 0) {
+    snprintf(*report, sizeof POLICY->report, "preload=unavailable(%s)", got);
+    return;
+  }
+  describe_off(off, sizeof off);
 
   char landlock[96], seccomp[96];
   kernel_layers(landlock, seccomp, sizeof landlock);
-  snprintf(POLICY->report, sizeof POLICY->report, "preload=armed %.80s %.80s %.63s", landlock, seccomp, rinternals);
+  snprintf(POLICY->report, sizeof POLICY->report, "preload=armed %.80s %.80s %.100s %.80s%.60s", landlock, seccomp, dispatch, got, off);
 
-  /* Everything the policy holds is written above this line; sealing is the last step. */
+  /* Everything the policy holds is written above this line; sealing is the last step (R's API
+   * first: the policy's page cannot be written once it is sealed). */
   POLICY->armed = 1;
   POLICY->sealed = 1;
-  if (mprotect(POLICY, sizeof *POLICY, PROT_READ) != 0) {
+  if ((in_r == 1 && mprotect(&R_API, sizeof R_API, PROT_READ) != 0) || mprotect(POLICY, sizeof *POLICY, PROT_READ) != 0) {
     /* Still armed (refusing costs nothing), but not the armed state the run asked for: whoever
-     * can write this page could clear it, so the runner must not run the script. */
+     * can write these pages could clear them, so the runner must not run the script. */
     int saved = errno;
     POLICY->sealed = 0;
-    snprintf(POLICY->report, sizeof POLICY->report, "preload=unavailable(the policy could not be sealed: %s) %.60s %.60s %.63s",
-             strerror(saved), landlock, seccomp, rinternals);
+    snprintf(POLICY->report, sizeof POLICY->report, "preload=unavailable(the policy could not be sealed: %s) %.60s %.60s %.100s",
+             strerror(saved), landlock, seccomp, dispatch);
   }
   *status = POLICY->sealed;
   snprintf(*report, sizeof POLICY->report, "%s", POLICY->report);

@@ -16,6 +16,14 @@
 #define API __attribute__((visibility("default")))
 #define HIDDEN __attribute__((visibility("hidden")))
 #define MAX_ROOTS 64
+/* The arming report's size: the runner passes a character buffer of REPORT_SIZE - 1. */
+#define REPORT_SIZE 512
+
+/*
+ * Defences a control test may turn off one at a time, to show the step each one stops succeeding
+ * without it (JUBE_R_CAPSULE_OFF=dispatch,routines,...; a deployed handler refuses to set it).
+ */
+enum defence { DEFENCE_DISPATCH = 1, DEFENCE_ROUTINES = 2, DEFENCE_DLOPEN = 4, DEFENCE_GOT = 8, DEFENCE_PROC = 16 };
 
 /*
  * The policy pages are whole pages of their own, so sealing them read-only touches nothing else.
@@ -44,7 +52,11 @@ struct __attribute__((aligned(POLICY_ALIGN))) policy {
   int n_dl;
   char dl_roots[MAX_ROOTS][PATH_MAX];
   uintptr_t libr_base; /* R's shared library: the caller whose symbol lookups are restricted */
-  char report[256];
+  char r_modules[PATH_MAX]; /* R_HOME/modules, resolved */
+  int bind_now;             /* LD_BIND_NOW was set when the process started: every object bound at load */
+  int off;                  /* enum defence bits turned off (JUBE_R_CAPSULE_OFF: test controls only) */
+  uint64_t token_key[2];    /* the key of the opaque address tokens (routines.c), drawn at arming */
+  char report[REPORT_SIZE];
 };
 
 extern struct policy capsule_policy HIDDEN;
@@ -56,10 +68,13 @@ extern const char *const SYSTEM_READ_ROOTS[] HIDDEN;
 extern const char *const SYSTEM_DL_ROOTS[] HIDDEN;
 extern const char *const WRITABLE_FILES[] HIDDEN;
 extern const char *const STANDARD_STREAMS[] HIDDEN;
-extern const char *const C_RUNTIME_OBJECTS[] HIDDEN;
 int in_list(const char *name, const char *const *list);
-int starts_with_any(const char *name, const char *const *list);
 void refused(const char *what, const char *detail);
+const char *capability_does(enum capability_category category);
+const char *capability_message(enum capability_category category);
+int defence_off(enum defence defence);
+int package_object(const char *canonical);
+int r_module(const char *canonical);
 
 /*
  * The real functions (real.c): dlsym itself comes from libc's symbol table. These caches are
@@ -110,14 +125,19 @@ ssize_t capsule_readlink(const char *path, char *buf, size_t size);
 char *capsule_realpath(const char *path, char *out);
 long capsule_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 int capsule_open_path(const char *path);
+int capsule_regular_file(const char *path);
 
 /* Kernel layers (kernel.c): > 0 when installed, -errno otherwise. */
 int install_landlock(void);
 const char *landlock_status(int abi_or_error, char *buf, size_t size);
 int install_seccomp(void);
 
-/* R's memory primitives and deserializers (rinternals.c): 1 patched, 0 not an R process, -1 failed. */
-int rinternals_arm(char *report, size_t size);
+/* The capability rows at R's dispatch table (dispatch.c): 1 patched, 0 not an R process, -1 failed.
+ * `deadline_seconds`: from now, the latest any time limit may reach (0: none). */
+int dispatch_arm(double deadline_seconds, int patch, char *report, size_t size);
+/* PLT slots (relro.c): 1 sealed, 0 off, -1 failed; and after a later load. */
+int got_seal_all(char *report, size_t size);
+void got_seal_new(void);
 
 /* Loading (capsule.c). */
 void capsule_load(void);

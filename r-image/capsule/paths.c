@@ -21,9 +21,25 @@ int under_workdir(const char *canonical) {
   return capsule_policy.workdir_len > 0 && strncmp(canonical, capsule_policy.workdir, capsule_policy.workdir_len) == 0 && canonical[capsule_policy.workdir_len] == '/';
 }
 
+/* The entries of this process's own /proc directory a script may read (capabilities.json procSelf):
+ * not mem, maps, smaps, pagemap, stat, syscall, auxv, environ or task/, which write the process's
+ * memory or tell where everything in it is. The directory itself lists only names. */
+static const char *const PROC_SELF_ALLOWED[] = {PROC_SELF_ENTRIES NULL};
+
+static int proc_self_allowed(const char *canonical) {
+  const char *rest = canonical + strlen(capsule_policy.proc_self);
+  if (*rest == '\0' || defence_off(DEFENCE_PROC)) return 1;
+  char entry[64];
+  size_t n = strcspn(rest + 1, "/");
+  if (n == 0 || n >= sizeof entry) return 0;
+  memcpy(entry, rest + 1, n);
+  entry[n] = '\0';
+  return in_list(entry, PROC_SELF_ALLOWED);
+}
+
 int readable(const char *canonical) {
   if (under_workdir(canonical) || strcmp(canonical, capsule_policy.workdir) == 0) return 1;
-  if (under(canonical, capsule_policy.proc_self)) return 1;
+  if (under(canonical, capsule_policy.proc_self)) return proc_self_allowed(canonical);
   for (int i = 0; i < capsule_policy.n_read; i++)
     if (under(canonical, capsule_policy.read_roots[i])) return 1;
   return 0;

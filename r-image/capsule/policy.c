@@ -30,21 +30,46 @@ const char *const SYSTEM_DL_ROOTS[] = {"/usr/lib", "/usr/lib64", "/usr/lib32", "
 const char *const WRITABLE_FILES[] = {"/dev/null", NULL};
 const char *const STANDARD_STREAMS[] = {"/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2", NULL};
 
-/* The C runtime: R's symbol lookups must never resolve into these. */
-const char *const C_RUNTIME_OBJECTS[] = {"libc.so", "ld-linux", "ld64.so", "libdl.so",
-                                                "libpthread.so", "librt.so", "libutil.so",
-                                                "libresolv.so", "libanl.so", "libnss_", NULL};
-
 int in_list(const char *name, const char *const *list) {
   for (; *list; list++)
     if (strcmp(name, *list) == 0) return 1;
   return 0;
 }
 
-int starts_with_any(const char *name, const char *const *list) {
-  for (; *list; list++)
-    if (strncmp(name, *list, strlen(*list)) == 0) return 1;
-  return 0;
+/* The capability categories' words (capabilities.gen.h): every refusal of a category says them. */
+#define DOES(id, name, does, message) does,
+#define MESSAGE(id, name, does, message) message,
+static const char *const CATEGORY_DOES[] = {CAPABILITY_CATEGORIES(DOES)};
+static const char *const CATEGORY_MESSAGE[] = {CAPABILITY_CATEGORIES(MESSAGE)};
+#undef DOES
+#undef MESSAGE
+
+const char *capability_does(enum capability_category category) {
+  return category < CATEGORY_COUNT ? CATEGORY_DOES[category] : "is not available";
+}
+const char *capability_message(enum capability_category category) {
+  return category < CATEGORY_COUNT ? CATEGORY_MESSAGE[category] : "not in this sandbox";
+}
+
+int defence_off(enum defence defence) { return (capsule_policy.off & (int)defence) != 0; }
+
+/*
+ * An installed package's own shared object: <library>/<package>/libs/<file>, under the library
+ * roots, beside the package's DESCRIPTION. Never in the workdir.
+ */
+int package_object(const char *canonical) {
+  if (under_workdir(canonical) || !loadable(canonical)) return 0;
+  const char *libs = NULL;
+  for (const char *p = strstr(canonical, "/libs/"); p; p = strstr(p + 1, "/libs/")) libs = p;
+  if (!libs || libs[6] == '\0') return 0;
+  char description[PATH_MAX];
+  int n = snprintf(description, sizeof description, "%.*s/DESCRIPTION", (int)(libs - canonical), canonical);
+  return n > 0 && (size_t)n < sizeof description && capsule_regular_file(description);
+}
+
+/* One of R's own modules (R_HOME/modules: LAPACK, the internet and X11 modules). */
+int r_module(const char *canonical) {
+  return capsule_policy.r_modules[0] != '\0' && under(canonical, capsule_policy.r_modules) && !under_workdir(canonical);
 }
 
 void refused(const char *what, const char *detail) {

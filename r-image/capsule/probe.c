@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-typedef void (*arm_fn)(int *, char **);
+typedef void (*arm_fn)(int *, char **, double *);
 
 static int armed_stage(const char *dir) {
   arm_fn arm = (arm_fn)dlsym(RTLD_DEFAULT, "jube_capsule_arm");
@@ -27,9 +27,10 @@ static int armed_stage(const char *dir) {
   }
   /* Removed before arming: once armed, this process may only write inside it. */
   rmdir(dir);
-  char buffer[256] = "", *report = buffer;
+  char buffer[512] = "", *report = buffer;
   int status = 0;
-  arm(&status, &report);
+  double deadline = 0; /* no time limit to clamp: this process is not R */
+  arm(&status, &report, &deadline);
   pid_t child = fork();
   if (child == 0) _exit(0);
   if (child > 0) {
@@ -56,6 +57,8 @@ int main(int argc, char **argv) {
   setenv("JUBE_CAPSULE_PROBE_DIR", dir, 1);
   setenv("JUBE_R_CAPSULE_WORKDIR", dir, 1);
   setenv("LD_PRELOAD", argv[1], 1);
+  /* As the handler starts R: every object bound at load, so arming can seal the PLT slots. */
+  setenv("LD_BIND_NOW", "1", 1);
   execv("/proc/self/exe", argv);
   printf("preload=unavailable(could not run the probe again: %s)\n", strerror(errno));
   rmdir(dir);

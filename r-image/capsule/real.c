@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------------------------------- */
@@ -122,6 +123,7 @@ REAL(ssize_t, readlink, (const char *, char *, size_t))
 REAL(long, syscall, (long, ...))
 REAL(int, openat, (int, const char *, int, ...))
 REAL(char *, realpath, (const char *, char *))
+REAL(int, fstatat, (int, const char *, struct stat *, int))
 
 /* The capsule's own uses of functions it also interposes go straight to libc. */
 ssize_t capsule_readlink(const char *path, char *buf, size_t size) { return real_readlink()(path, buf, size); }
@@ -130,3 +132,7 @@ long capsule_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long 
 }
 char *capsule_realpath(const char *path, char *out) { return real_realpath()(path, out); }
 int capsule_open_path(const char *path) { return real_openat()(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0); }
+int capsule_regular_file(const char *path) {
+  struct stat st;
+  return real_fstatat()(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}

@@ -1,5 +1,6 @@
 /*
- * The capsule's one table of refused system calls (rules.c), and the seccomp program built from it
+ * The capsule's table of refused system calls (rules.c, its rows generated from
+ * layers/rules/capabilities.json into capabilities.gen.h), and the seccomp program built from it
  * (seccomp-program.c). Both are pure data and pure functions, so a test can link them alone.
  */
 #ifndef JUBE_CAPSULE_RULES_H
@@ -7,6 +8,13 @@
 #include <linux/filter.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "capabilities.gen.h"
+
+/* The capability categories, in capabilities.json's order. */
+#define CATEGORY_ENUM(id, name, does, message) id,
+enum capability_category { CAPABILITY_CATEGORIES(CATEGORY_ENUM) CATEGORY_COUNT };
+#undef CATEGORY_ENUM
 
 /* A row that names libc functions but no system call of its own. */
 #define NO_SYSCALL (-1L)
@@ -28,6 +36,7 @@ enum rule_check {
 struct syscall_rule {
   long nr;               /* the system call, or NO_SYSCALL */
   const char *name;      /* for refusal lines and tests */
+  enum capability_category category;
   unsigned layers;       /* enum rule_layer bits */
   enum rule_check check;
   int err;               /* errno of a refusal: EPERM, or ENOSYS where libc must fall back (clone3) */

@@ -251,8 +251,8 @@ const TASKS: readonly Task[] = [
     fix: (reply, body) => {
       // The lines the validator refused go; the package is not there, so the agent writes base R.
       const errors = reply.validation.errors;
-      expect(errors.map((e) => [e.code, e.line, e.symbol])).toEqual([['FORBIDDEN_SYMBOL', 1, 'install.packages'], ['PACKAGE_NOT_ALLOWED', 2, 'janitor']]);
-      expect(errors[1]!.message).toMatch(/not available/);
+      expect(errors.map((e) => [e.code, e.line, e.symbol])).toEqual([['CAPABILITY_NOT_AVAILABLE', 1, 'install.packages'], ['PACKAGE_NOT_ALLOWED', 2, 'janitor']]);
+      expect(errors[1]!.message).toMatch(/^Package 'janitor' is not installed\. .*GET \/packages lists every installed package/);
       const refused = new Set(errors.map((e) => e.line));
       const kept = lines(body.script).filter((_, i) => !refused.has(i + 1));
       const script = kept.map((l) => l.replace('clean_names(survey)', 'setNames(survey, tolower(gsub("[^A-Za-z0-9]+", "_", trimws(gsub("[()]", "", names(survey))))))'));

@@ -74,7 +74,7 @@ describe('the local stack', () => {
     const ok = await postJson(`${stack.url}/validate`, { script: 'mean(c(1, 2))' });
     const bad = await postJson(`${stack.url}/validate`, { script: 'system("id")' });
     expect(ValidationResultSchema.parse(ok.json).valid).toBe(true);
-    expect(ValidationResultSchema.parse(bad.json)).toMatchObject({ valid: false, errors: [{ code: 'FORBIDDEN_SYMBOL', symbol: 'system' }] });
+    expect(ValidationResultSchema.parse(bad.json)).toMatchObject({ valid: false, errors: [{ code: 'CAPABILITY_NOT_AVAILABLE', symbol: 'system' }] });
   });
 });
 
@@ -164,7 +164,7 @@ describe('POST /execute with real R', () => {
     expect(answer.status).toBe(200);
     const response = ExecuteResponseSchema.parse(answer.json);
     expect(response).toMatchObject({ status: 'rejected', consoleOutput: '', timedOut: false });
-    expect(response.validation?.errors[0]?.code).toBe('FORBIDDEN_SYMBOL');
+    expect(response.validation?.errors[0]?.code).toBe('CAPABILITY_NOT_AVAILABLE');
   });
 
   it('times out a script that never ends', async () => {

@@ -51,7 +51,7 @@ describe('the client against the local stack with IAM authorization', () => {
     const { client } = counted();
     expect((await client.health()).status).toBe('ok');
     expect((await client.packages()).packages.length).toBeGreaterThan(0);
-    expect(await client.validate({ script: 'system("id")' })).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'FORBIDDEN_SYMBOL' })] });
+    expect(await client.validate({ script: 'system("id")' })).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE' })] });
     expect(await client.execute({ script: 'cat(n * 2)', variables: [{ name: 'n', value: 21 }] })).toMatchObject({ status: 'ok', consoleOutput: '42' });
   });
 

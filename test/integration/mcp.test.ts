@@ -77,8 +77,8 @@ describe('in-process, on the local stack\'s handlers', () => {
     expect(valid.isError).toBeUndefined();
     expect(firstText(valid)).toMatch(/^valid/);
     const invalid = await call(client, 'r_validate', { script: 'x <- 1\nsystem("id")' });
-    expect(invalid.structuredContent).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'FORBIDDEN_SYMBOL', line: 2 })] });
-    expect(firstText(invalid)).toContain('2:1 FORBIDDEN_SYMBOL');
+    expect(invalid.structuredContent).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE', line: 2 })] });
+    expect(firstText(invalid)).toContain('2:1 CAPABILITY_NOT_AVAILABLE');
   });
 
   it('executes a ggplot: the value as text, the plot as a PNG image of the requested size', async () => {
@@ -108,7 +108,7 @@ describe('in-process, on the local stack\'s handlers', () => {
     const result = await call(client, 'r_execute', { script: 'Sys.setenv(A = "1")\nsystem("id")' });
     expect(result.isError).toBe(true);
     expect(firstText(result)).toMatch(/^rejected: the script was not run/);
-    expect(firstText(result)).toContain('2:1 FORBIDDEN_SYMBOL');
+    expect(firstText(result)).toContain('2:1 CAPABILITY_NOT_AVAILABLE');
     expect(result.structuredContent).toMatchObject({ status: 'rejected', validation: { valid: false } });
   });
 

@@ -70,9 +70,10 @@ describe('the output budget', () => {
 
 describe('quick answers', () => {
   it.each(['quit()', 'q(save = "no")', 'base::quit()'])('%s is the script\'s own error, not the service\'s', async (script) => {
-    const r = await h.run(`x <- 1\n${script}\n`, { timeoutSeconds: 20 });
-    expect(r).toMatchObject({ status: 'error', errorType: 'execution', retryable: true });
-    expect(r.error).toMatch(/quit\(\) ends the script here/);
+    // R ends itself wherever quit() is called; the runner answers from R's exit finalizers.
+    const r = await h.run(`x <- 1\ncat("before\\n")\nf <- function() ${script}\nf()\ncat("after\\n")\n`, { timeoutSeconds: 20 });
+    expect(r).toMatchObject({ status: 'error', errorType: 'execution', retryable: true, consoleOutput: 'before\n' });
+    expect(r.error).toMatch(/^Error: quit\(\) at line 4 ends the script here/);
   }, 60_000);
 
   it('a timeout names the maximum and the field that raises it', async () => {

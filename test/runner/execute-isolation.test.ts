@@ -20,8 +20,10 @@ describe.each([
   ...(bwrapWorks ? [{ namespaces: 'bwrap' as const }] : []),
 ])('execute handler isolation (namespaces: $namespaces)', ({ namespaces }) => {
   const h = harness({ namespaces, validator: acceptEverything });
+  // No static check at all: what the script does meets only what is below R.
+  const escaped = harness({ namespaces, containment: { testEscapedRunner: true } });
   // The process-group layer on its own: without the capsule a script can fork at all.
-  const uncapsuled = harness({ namespaces, validator: acceptEverything, containment: { capsule: undefined } });
+  const uncapsuled = harness({ namespaces, containment: { testEscapedRunner: true, capsule: undefined } });
 
   beforeAll(() => {
     process.env[CANARY] = CANARY_VALUE;
@@ -35,7 +37,7 @@ describe.each([
   });
 
   it('the script\'s own environment holds only the allow-list', async () => {
-    const response = await h.run(printEnviron('/proc/self/environ'));
+    const response = await h.run('cat(paste0(names(Sys.getenv()), "=", Sys.getenv()), sep = "\\n")');
     expect(response.status).toBe('ok');
     const names = response.consoleOutput
       .split('\n')
@@ -47,12 +49,18 @@ describe.each([
     const fromHandler = names.filter((n) => !n.startsWith('R_') && !['EDITOR', 'PAGER', 'LN_S', 'MAKE', 'SED', 'TAR', 'LD_LIBRARY_PATH', 'PWD', 'SHLVL'].includes(n));
     expect(fromHandler.sort()).toEqual([
       'HOME', 'JUBE_R_CAPSULE_KERNEL', 'JUBE_R_CAPSULE_LIBRARY', 'JUBE_R_CAPSULE_WORKDIR', 'JUBE_R_RUN', 'LANG', 'LC_ALL',
-      'LD_PRELOAD', 'PATH', 'TMPDIR', 'TZ',
+      'LD_BIND_NOW', 'LD_PRELOAD', 'MC_CORES', 'PATH', 'TMPDIR', 'TZ',
     ]);
   });
 
-  it('a string-built Sys.getenv gets the runner\'s contained one, which answers nothing outside its list', async () => {
-    const response = await h.run(`unlist(lapply(c("${CANARY}", "PATH", "TZ"), paste0("Sys.get", "env")))`);
+  it('the process\'s own environ file is not readable: the environment is read through R', async () => {
+    const response = await h.run(printEnviron('/proc/self/environ'));
+    expect(response.status).toBe('ok');
+    expect(response.consoleOutput).not.toContain('PATH=');
+  });
+
+  it('a string-built Sys.getenv finds nothing of the handler\'s: the environment was built from an allow-list', async () => {
+    const response = await h.run(`unlist(lapply(c("${CANARY}", "AWS_SECRET_ACCESS_KEY", "TZ"), paste0("Sys.get", "env")))`);
     expect(response.status).toBe('ok');
     expect(response).toMatchObject({ value: { kind: 'json', json: ['', '', 'UTC'] } });
     expect(JSON.stringify(response)).not.toContain(CANARY_VALUE);
@@ -93,18 +101,19 @@ describe.each([
     });
 
     it('with bwrap there is no network', async () => {
-      const response = await h.run('cat(readLines("/proc/net/dev"), sep = "\\n")');
+      // Without the capsule, which keeps /proc/self/net unreadable: bwrap's namespace is what is shown.
+      const response = await uncapsuled.run('cat(readLines("/proc/net/dev"), sep = "\\n")');
       const interfaces = response.consoleOutput.split('\n').slice(2).filter((l) => l.includes(':')).map((l) => l.split(':')[0]!.trim());
       expect(interfaces).toEqual(['lo']);
     });
   }
 
   it('with the capsule a script cannot fork at all', async () => {
-    const response = await h.run('job <- parallel::mcparallel(Sys.sleep(60))');
+    const response = await escaped.run('job <- parallel::mcparallel(Sys.sleep(60))');
     expect(response).toMatchObject({ status: 'error', error: expect.stringContaining('unable to fork') });
     // No child to outlive the call. (`killed` may hold the run's own processes still exiting when the
     // group is ended, as bwrap's do on a loaded machine: the error above is what shows no fork happened.)
-    const group = h.reports.at(-1)!.group;
+    const group = escaped.reports.at(-1)!.group;
     expect([...(group?.survivors ?? []), ...(group?.escaped ?? [])]).toEqual([]);
   });
 
@@ -147,7 +156,7 @@ describe('sandbox detection', () => {
     expect(layers).toContain('rlimits');
     expect(layers.includes('bwrap-namespaces')).toBe(bwrapWorks);
     // This host grants no_new_privs: the capsule's kernel layers come with its interposition (the
-    // probe is not R, so capsule-r-internals comes only from a run's own report).
-    expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-landlock', 'capsule-seccomp']));
+    // probe is not R, so capsule-dispatch-table comes only from a run's own report).
+    expect(layers).toEqual(expect.arrayContaining(['capsule-preload', 'capsule-plt-sealed', 'capsule-landlock', 'capsule-seccomp']));
   });
 });

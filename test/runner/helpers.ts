@@ -5,7 +5,7 @@ import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/e
 import type { Validator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler, type ExecuteHandlerOptions, type ContainmentReport } from '../../functions/execute/create-handler.ts';
 import type { Containment } from '../../functions/execute/run/containment.ts';
-import { readRuntimeSettings, type NamespacesMode } from '../../functions/execute/runtime-settings.ts';
+import { readRuntimeSettings, type NamespacesMode, type RuntimeSettings } from '../../functions/execute/runtime-settings.ts';
 
 export function testConfig(env: Record<string, string> = {}): ServiceConfig {
   return readServiceConfig({ JUBE_R_KILL_GRACE_SECONDS: '2', ...env });
@@ -28,11 +28,18 @@ export function harness(
     env?: Record<string, string>;
     /** Overrides of the containment settings (e.g. `{ capsule: undefined }` to test a layer below it alone). */
     containment?: Partial<Containment>;
+    /** Overrides of the other runtime settings (e.g. `{ rLibs }` for a test's own package library). */
+    runtimeOverrides?: Partial<Omit<RuntimeSettings, 'containment' | 'namespaces'>>;
   } = {},
 ): Harness {
   const reports: ContainmentReport[] = [];
   const defaults = readRuntimeSettings();
-  const runtime = { ...defaults, namespaces: options.namespaces ?? 'none', containment: { ...defaults.containment, ...options.containment } };
+  const runtime = {
+    ...defaults,
+    ...options.runtimeOverrides,
+    namespaces: options.namespaces ?? 'none',
+    containment: { ...defaults.containment, ...options.containment },
+  };
   const handler = createExecuteHandler({
     config: testConfig(options.env),
     logger: new Logger({ serviceName: 'jube-r-test', logLevel: 'SILENT' }),

@@ -2,6 +2,7 @@
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { CONTEXT_MAX_DEPTH, VALUE_LIMITS, PLOT_LIMITS } from '../../../layers/contract/execute.ts';
 import { ENVELOPE_LIMITS } from '../../../layers/contract/runner.ts';
+import { capabilitySummary } from '../../../layers/rules/capabilities.ts';
 import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
 import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
@@ -93,6 +94,7 @@ export async function health(deps: ApiDeps): Promise<HealthResponse> {
     rVersion: deps.manifest().rVersion,
     uptimeSeconds: Math.round((deps.now() - deps.startedAt) / 1000),
     rules,
+    capabilities: capabilitySummary(),
     limits: limitsOf(deps.config, rules),
     sandbox: { ...sandbox, sandboxed: isSandboxed(sandbox.layers) },
     isolation: isolationOf(deps.config, deps.isolationBoundary, deps.callers.mode),

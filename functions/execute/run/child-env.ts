@@ -35,6 +35,12 @@ export function buildChildEnv(
     // capsule removes (a bytecode builder is a memory write primitive); packages' precompiled
     // bytecode is unaffected.
     R_ENABLE_JIT: '0',
+    // Every object bound when it loads, later dlopen()s too, so the capsule can seal the PLT
+    // slots read-only (r-image/capsule/relro.c): nothing writes them afterwards.
+    LD_BIND_NOW: '1',
+    // parallel::mclapply() and friends run serially: the capsule refuses fork(), and one core per
+    // call is what the sandbox gives anyway.
+    MC_CORES: '1',
     R_ENVIRON: layout.emptyFile,
     R_ENVIRON_USER: layout.emptyFile,
     R_PROFILE: layout.emptyFile,
@@ -51,6 +57,7 @@ export function buildChildEnv(
     env['JUBE_R_CAPSULE_LIBRARY'] = options.capsule.library;
     env['JUBE_R_CAPSULE_WORKDIR'] = layout.root;
     env['JUBE_R_CAPSULE_KERNEL'] = options.capsule.kernel;
+    if (options.capsule.off.length > 0) env['JUBE_R_CAPSULE_OFF'] = options.capsule.off.join(',');
     if (options.rLibs) {
       env['JUBE_R_CAPSULE_READ'] = options.rLibs;
       env['JUBE_R_CAPSULE_DLOPEN'] = options.rLibs;

@@ -10,6 +10,9 @@
  * - JUBE_R_CAPSULE_PROBE            its probe (default: beside the library)
  * - JUBE_R_CAPSULE_KERNEL           `auto` (default): Landlock and seccomp where the kernel allows;
  *                                   `off`: the interposition layer alone, as in Lambda (tests)
+ * - JUBE_R_TEST_CAPSULE_OFF         test-only: a comma list of the capsule's defences to turn off
+ *                                   (dispatch, routines, dlopen, got, proc), for the controls that
+ *                                   show each defence is what stops its step. Refused when deployed.
  * - JUBE_R_SWEEP                    `run` (default): after a run, kill its process group and every
  *                                   process carrying its marker; `environment`: also every process
  *                                   but the handler and its ancestors (only where nothing else may
@@ -36,7 +39,13 @@ export interface CapsuleSettings {
   readonly library: string;
   readonly probe: string;
   readonly kernel: 'auto' | 'off';
+  /** JUBE_R_TEST_CAPSULE_OFF: the defences turned off (test controls); empty in every deployment. */
+  readonly off: readonly CapsuleDefence[];
 }
+
+/** The capsule's defences a control test may turn off one at a time (r-image/capsule/capsule.h). */
+export const CAPSULE_DEFENCES = ['dispatch', 'routines', 'dlopen', 'got', 'proc'] as const;
+export type CapsuleDefence = (typeof CAPSULE_DEFENCES)[number];
 
 export interface Containment {
   /** undefined: JUBE_R_CAPSULE=off. */
@@ -67,6 +76,11 @@ const CONTAINMENT_ENV = {
   JUBE_R_CAPSULE_LIBRARY: z.string().min(1).optional(),
   JUBE_R_CAPSULE_PROBE: z.string().min(1).optional(),
   JUBE_R_CAPSULE_KERNEL: z.enum(['auto', 'off']).default('auto'),
+  JUBE_R_TEST_CAPSULE_OFF: z
+    .string()
+    .transform((v) => v.split(',').filter((d) => d.length > 0))
+    .pipe(z.array(z.enum(CAPSULE_DEFENCES)))
+    .default([]),
   JUBE_R_SWEEP: z.enum(['run', 'environment']).default('run'),
   JUBE_R_WIPE_AFTER_RUN: absoluteDirs.default([]),
   JUBE_R_TEST_ESCAPED_RUNNER: flag.default(false),
@@ -88,6 +102,7 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
     ...(e.JUBE_R_TEST_ESCAPED_RUNNER ? ['JUBE_R_TEST_ESCAPED_RUNNER'] : []),
     ...(e.JUBE_R_IPC_HYGIENE === 'off' ? ['JUBE_R_IPC_HYGIENE=off'] : []),
     ...(e.JUBE_R_TEST_NATIVE_RUNNER !== undefined ? ['JUBE_R_TEST_NATIVE_RUNNER'] : []),
+    ...(e.JUBE_R_TEST_CAPSULE_OFF.length > 0 ? ['JUBE_R_TEST_CAPSULE_OFF'] : []),
   ];
   if (testOnly.length > 0 && e.JUBE_R_DEPLOYMENT !== undefined) {
     throw new ContainmentConfigError(
@@ -103,7 +118,12 @@ export function readContainment(env: NodeJS.ProcessEnv = process.env): Containme
         `JUBE_R_CAPSULE=required but the capsule library ${library} does not exist; run \`npm run setup\` (it builds build/capsule) or set JUBE_R_CAPSULE_LIBRARY`,
       );
     }
-    capsule = { library, probe: e.JUBE_R_CAPSULE_PROBE ?? join(dirname(library), 'jube-capsule-probe'), kernel: e.JUBE_R_CAPSULE_KERNEL };
+    capsule = {
+      library,
+      probe: e.JUBE_R_CAPSULE_PROBE ?? join(dirname(library), 'jube-capsule-probe'),
+      kernel: e.JUBE_R_CAPSULE_KERNEL,
+      off: e.JUBE_R_TEST_CAPSULE_OFF,
+    };
   }
   return {
     capsule,

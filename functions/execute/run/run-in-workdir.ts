@@ -67,6 +67,7 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
   const plots = resolvePlotSettings(event.plots, config.plots);
   await writeInputs(layout, event.script, {
     timeoutSeconds: event.timeoutSeconds,
+    deadlineSeconds: event.timeoutSeconds + config.killGraceSeconds / 2,
     allowedPackages: [...setup.allowedPackages],
     treeSitterSymbols: setup.treeSitterSymbols === null ? null : [...setup.treeSitterSymbols],
     variables: event.variables,

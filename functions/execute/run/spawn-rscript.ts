@@ -33,10 +33,10 @@ export function rscriptCommand(
 ): { file: string; args: string[] } {
   // The red-team tier's native program owns its process as an escaped script would (containment.ts).
   const native = runtime.containment.testNativeRunner;
-  let command = native ? [native, layout.root] : [runtime.rscript, '--vanilla', runtime.runnerScript, runtime.rulesFile, layout.root];
+  let command = native ? [native, layout.root] : [runtime.rscript, '--vanilla', runtime.runnerScript, layout.root];
   if (namespaces.kind === 'bwrap') {
     const capsule = runtime.containment.capsule ? [dirname(runtime.containment.capsule.library)] : [];
-    const readOnlyFiles = [dirname(runtime.runnerScript), runtime.rulesFile, ...capsule];
+    const readOnlyFiles = [dirname(runtime.runnerScript), ...capsule];
     command = ['bwrap', ...bwrapArgs({ workdir: layout.root, readOnlyFiles }), '--', ...command];
   }
   if (runtime.prlimit) command = [runtime.prlimit, ...prlimitArgs(rlimits), '--', ...command];

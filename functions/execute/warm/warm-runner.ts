@@ -21,8 +21,6 @@ export interface WarmSpawnSetup {
   readonly rlimits: ServiceConfig['rlimits'];
   readonly namespaces: ActiveNamespaces;
   readonly packages: readonly string[];
-  /** The handler's allowed packages (sorted), as every input.json names them. */
-  readonly allowedPackages: readonly string[];
 }
 
 /** What the pool asks of a runner before it hands it a request. */
@@ -68,7 +66,7 @@ export class WarmRunner {
   static async start(setup: WarmSpawnSetup): Promise<WarmRunner> {
     const layout = await createWorkdir(setup.runtime.tmpRoot);
     const command = rscriptCommand(setup.runtime, setup.rlimits, setup.namespaces, layout);
-    command.args.push(...warmRunnerArgs(setup.packages, setup.allowedPackages, setup.runtime.containment.testEscapedRunner));
+    command.args.push(...warmRunnerArgs(setup.packages));
     const env = buildChildEnv(layout, {
       path: process.env['PATH'],
       rLibs: setup.runtime.rLibs,

@@ -32,10 +32,7 @@ export function warmPackages(config: ServiceConfig['warm'], declared: readonly s
   return wanted;
 }
 
-/**
- * The arguments after `runner.R RULES WORKDIR` that make a runner warm: what to load, and the
- * allowed packages its policy and mask are made for (every request's input.json repeats them).
- */
-export function warmRunnerArgs(packages: readonly string[], allowed: readonly string[], escaped: boolean): string[] {
-  return [`--warm=${packages.join(',')}`, `--warm-allowed=${allowed.join(',')}`, ...(escaped ? ['--warm-escaped'] : [])];
+/** The arguments after `runner.R WORKDIR` that make a runner warm: the namespaces to load first. */
+export function warmRunnerArgs(packages: readonly string[]): string[] {
+  return [`--warm=${packages.join(',')}`];
 }

@@ -18,8 +18,6 @@ export interface WarmStartSetup {
   readonly config: ServiceConfig;
   readonly runtime: RuntimeSettings;
   readonly declaredPackages: readonly string[];
-  /** What library() may name in this handler's runs (the runner's policy is made for it). */
-  readonly allowedPackages: readonly string[];
   /** Init's hygiene: no runner starts before it is done. */
   readonly initCleaning: Promise<unknown> | undefined;
   /** AWS_LAMBDA_RUNTIME_API: set, the refill goes through the Extensions API. */
@@ -42,7 +40,7 @@ export function createWarmStart(setup: WarmStartSetup): WarmStart | undefined {
   if (!config.warm.enabled || runtime.containment.testNativeRunner) return undefined;
   const packages = warmPackages(config.warm, setup.declaredPackages);
   const namespaces = resolveNamespaces(runtime.namespaces);
-  const pool = new WarmPool(async () => WarmRunner.start({ runtime, rlimits: config.rlimits, namespaces: await namespaces, packages, allowedPackages: setup.allowedPackages }), {
+  const pool = new WarmPool(async () => WarmRunner.start({ runtime, rlimits: config.rlimits, namespaces: await namespaces, packages }), {
     // Lambda sends an environment one invocation at a time; the local stack runs this many at once.
     slots: setup.runtimeApi ? 1 : config.maxInflightExecute,
     maxAgeMs: config.warm.maxAgeMs,

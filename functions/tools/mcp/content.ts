@@ -21,12 +21,8 @@ export const VALIDATION_ADVICE: Readonly<Record<ValidationErrorCode, string>> = 
   SYNTAX_ERROR: 'fix the R syntax at that line and column',
   PARSE_TIMEOUT: 'the parser ran out of time: simplify or split the script',
   VALIDATOR_FAULT: 'the validator itself failed, not the script; retry once, then report it',
-  FORBIDDEN_SYMBOL: 'the sandbox does not offer this function (r_health rules.forbiddenSymbols says why); compute it another way',
-  FORBIDDEN_STRING_FUNCTION: 'call functions by their name, not through a string',
-  BLOCKED_OPERATOR: 'this operator is blocked (r_health rules.blockedOperators says why)',
-  PACKAGE_NOT_ALLOWED: 'use only the packages r_packages lists',
-  PACKAGE_LOADER_ARGUMENT: 'load a package with its name as a literal and only the allowed named arguments (r_health rules.packageLoaderArguments)',
-  OPTION_NOT_ALLOWED: 'this option cannot be set here; leave it at its default',
+  CAPABILITY_NOT_AVAILABLE: 'the sandbox refuses what this call does (the message says what instead); do it in R another way',
+  PACKAGE_NOT_ALLOWED: 'use only the packages r_packages lists (the message names the nearest)',
   PARSER_DISAGREEMENT: 'two R parsers read this construct differently; write it more plainly',
 };
 

@@ -33,7 +33,7 @@ export interface ArmedRun {
  */
 const ARM = String.raw`
 invisible(dyn.load(Sys.getenv("JUBE_TEST_CAPSULE")))
-.armed <- .C("jube_capsule_arm", status = integer(1), report = strrep(" ", 255), PACKAGE = "jube_capsule")
+.armed <- .C("jube_capsule_arm", status = integer(1), report = strrep(" ", 511), deadline = 120, PACKAGE = "jube_capsule")
 cat("@@report ", trimws(.armed$report), "\n", sep = "")
 `;
 const PROBE = String.raw`
@@ -74,6 +74,10 @@ export async function runArmed(
               JUBE_TEST_CAPSULE: CAPSULE_LIBRARY,
               JUBE_R_CAPSULE_WORKDIR: workdir,
               JUBE_R_CAPSULE_KERNEL: options.kernel ?? 'auto',
+              // As the handler starts R (child-env.ts): every object bound at load, so arming
+              // can seal the PLT slots; the JIT off, since it compiles through mkCode.
+              LD_BIND_NOW: '1',
+              R_ENABLE_JIT: '0',
             }
           : {}),
         ...options.env,

@@ -38,7 +38,7 @@ async function run(preload: boolean): Promise<string> {
   try {
     writeFileSync(join(workdir, 'script.R'), SCRIPT);
     const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: workdir, TMPDIR: workdir };
-    if (preload) Object.assign(env, { LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: 'off' });
+    if (preload) Object.assign(env, { LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: 'off', LD_BIND_NOW: '1' });
     const result = await execa(bin, [secret, String(LEAKED_FD), 'Rscript', '--vanilla', 'script.R'], {
       cwd: workdir,
       reject: false,

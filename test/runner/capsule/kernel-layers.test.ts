@@ -37,7 +37,7 @@ async function rawCalls(kernel: 'auto' | 'off'): Promise<Record<string, string>>
       cwd: workdir,
       reject: false,
       extendEnv: false,
-      env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: kernel },
+      env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: kernel, LD_BIND_NOW: '1' },
     });
     return fixtureFields(String(result.stdout));
   } finally {
@@ -50,7 +50,7 @@ describe('capsule kernel layers against raw system calls', () => {
     // Act
     const calls = await rawCalls('auto');
     // Assess
-    expect(calls['report']).toMatch(/^preload=armed landlock=abi\d+ seccomp=active rinternals=skipped\(not an R process\)$/);
+    expect(calls['report']).toMatch(/^preload=armed landlock=abi\d+ seccomp=active dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=\d+\/\d+\)$/);
     expect(calls).toMatchObject({
       open_read_outside: 'errno=13',
       open_create_outside: 'errno=13',
@@ -70,7 +70,7 @@ describe('capsule kernel layers against raw system calls', () => {
 
   it('let the same calls through in the Lambda posture: the limit the docs state', async () => {
     const calls = await rawCalls('off');
-    expect(calls['report']).toBe('preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)');
+    expect(calls['report']).toMatch(/^preload=armed landlock=off seccomp=off dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=\d+\/\d+\)$/);
     expect(calls).toMatchObject({ open_read_outside: 'ok', open_create_outside: 'ok', socket_inet: 'ok', msgget: 'ok', mq_open: 'ok' });
   });
 });

@@ -61,7 +61,7 @@ describe('lookups without opening', () => {
           cwd: workdir,
           reject: false,
           extendEnv: false,
-          env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: kernel },
+          env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: kernel, LD_BIND_NOW: '1' },
         },
       );
       const out = fixtureFields(String(result.stdout));

@@ -42,8 +42,17 @@ async function attack(mode: 'scan' | 'zero' | 'unseal' | 'sealfail'): Promise<Re
       cwd: workdir,
       reject: false,
       extendEnv: false,
-      // The Lambda posture: the interposition layer alone, nothing below it to catch a slip.
-      env: { PATH: '/usr/bin:/bin', LD_PRELOAD: CAPSULE_LIBRARY, JUBE_R_CAPSULE_WORKDIR: workdir, JUBE_R_CAPSULE_KERNEL: 'off' },
+      // The Lambda posture: the interposition layer alone, nothing below it to catch a slip. The
+      // fixture reads its own /proc/self/maps to find the writable words, which the armed capsule
+      // otherwise refuses (capability-chain.test.ts): that rule is turned off here, nothing else.
+      env: {
+        PATH: '/usr/bin:/bin',
+        LD_PRELOAD: CAPSULE_LIBRARY,
+        JUBE_R_CAPSULE_WORKDIR: workdir,
+        JUBE_R_CAPSULE_KERNEL: 'off',
+        LD_BIND_NOW: '1',
+        JUBE_R_CAPSULE_OFF: 'proc',
+      },
     });
     return fixtureFields(String(result.stdout));
   } finally {
@@ -73,7 +82,7 @@ describe('the capsule policy in memory', () => {
   it('leaves no writable word pointing into it once armed', async () => {
     const out = await attack('scan');
     expect(out['status']).toBe('1');
-    expect(out['report']).toBe('preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)');
+    expect(out['report']).toMatch(/^preload=armed landlock=off seccomp=off dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=\d+\/\d+\) off=proc$/);
     expect(Number(out['writable_words'])).toBeGreaterThan(1000);
     expect(out['pointers_to_policy']).toBe('0');
     // The scan does see pointers: the caches of real functions point into libc.
@@ -89,7 +98,7 @@ describe('the capsule policy in memory', () => {
       open_outside: 'refused',
       msgget: 'refused',
       rearm_status: '1',
-      rearm_report: 'preload=armed landlock=off seccomp=off rinternals=skipped(not an R process)',
+      rearm_report: expect.stringMatching(/^preload=armed landlock=off seccomp=off dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=\d+\/\d+\) off=proc$/),
       exec: 'refused',
     });
   });
@@ -98,7 +107,7 @@ describe('the capsule policy in memory', () => {
     const out = await attack('sealfail');
     expect(out['sealing_fails']).toBe('yes');
     expect(out['status']).toBe('0');
-    expect(out['report']).toBe('preload=unavailable(the policy could not be sealed: Operation not permitted) landlock=off seccomp=off rinternals=skipped(not an R process)');
+    expect(out['report']).toBe('preload=unavailable(the policy could not be sealed: Operation not permitted) landlock=off seccomp=off dispatch=skipped(not an R process)');
     expect(out).toMatchObject({ fork: 'refused', socket: 'refused', open_outside: 'refused', msgget: 'refused', rearm_status: '0', exec: 'refused' });
   });
 

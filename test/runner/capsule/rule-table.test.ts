@@ -44,8 +44,8 @@ describe('the capsule rule table', () => {
   });
 
   it.each<{ kernel: 'off' | 'auto'; report: RegExp }>([
-    { kernel: 'off', report: /^preload=armed landlock=off seccomp=off rinternals=skipped\(not an R process\)$/ },
-    { kernel: 'auto', report: /^preload=armed landlock=abi\d+ seccomp=active rinternals=skipped\(not an R process\)$/ },
+    { kernel: 'off', report: /^preload=armed landlock=off seccomp=off dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=\d+\/\d+\)$/ },
+    { kernel: 'auto', report: /^preload=armed landlock=abi\d+ seccomp=active dispatch=skipped\(not an R process\) got=sealed\(objects=\d+,slots=\d+\/\d+\)$/ },
   ])('refuses every row in the wrapper, every symbol, and every IPC object once armed (kernel $kernel)', async ({ kernel, report }) => {
     const workdir = mkdtempSync(join(tmpdir(), 'jube-r-rule-table-workdir-'));
     try {
@@ -60,6 +60,7 @@ describe('the capsule rule table', () => {
           JUBE_R_CAPSULE_WORKDIR: workdir,
           JUBE_R_CAPSULE_KERNEL: kernel,
           JUBE_R_CAPSULE_LOG: '1',
+          LD_BIND_NOW: '1',
         },
       });
       const out = fixtureFields(String(result.stdout));

@@ -43,8 +43,8 @@ afterAll(() => {
   rmSync(marks, { recursive: true, force: true });
 });
 
-/** The R process's parent (the handler, or bwrap): read from /proc/self/stat. */
-const PARENT = 'as.integer(strsplit(readLines("/proc/self/stat"), " ")[[1]][4])';
+/** The R process's parent (the handler, or bwrap): read from /proc/self/status, which the capsule lets a script read. */
+const PARENT = 'as.integer(sub("^PPid:\\\\s*", "", grep("^PPid:", readLines("/proc/self/status"), value = TRUE)))';
 const mark = (id: string) => join(marks, id);
 /** An unusual duration, so a survivor is recognisable by its command line. */
 const SURVIVOR_SECONDS = 1234;
@@ -105,7 +105,7 @@ describe.each([
       expect(response.consoleOutput).not.toContain('AWS_SECRET_ACCESS_KEY');
       // Nothing of the run is alive: no process names its workdir.
       const workdir = h.reports.at(-1)!.workdir;
-      expect(h.reports.at(-1)!.capsule).toMatch(kernel === 'off' ? /^preload=armed landlock=off seccomp=off rinternals=patched\(/ : /^preload=armed landlock=abi\d+ seccomp=active rinternals=patched\(/);
+      expect(h.reports.at(-1)!.capsule).toMatch(kernel === 'off' ? /^preload=armed landlock=off seccomp=off dispatch=patched\(/ : /^preload=armed landlock=abi\d+ seccomp=active dispatch=patched\(/);
       expect(await processesNaming(workdir)).toEqual([]);
       expect(await processesNaming(`sleep ${SURVIVOR_SECONDS}`)).toEqual([]);
       expect(existsSync(workdir)).toBe(false);

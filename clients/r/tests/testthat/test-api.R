@@ -8,7 +8,7 @@ test_that("jube_health, jube_packages and jube_validate answer from the stack", 
   expect_true(jube_validate("mean(1:3)", url = url, credentials = FALSE)$valid)
   rejected <- jube_validate("system('id')", url = url, credentials = FALSE)
   expect_false(rejected$valid)
-  expect_identical(rejected$errors[[1]]$code, "FORBIDDEN_SYMBOL")
+  expect_identical(rejected$errors[[1]]$code, "CAPABILITY_NOT_AVAILABLE")
 })
 
 test_that("jube_help returns a page with its usage first and names the nearest topics for a miss", {

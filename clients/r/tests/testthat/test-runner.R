@@ -57,7 +57,7 @@ test_that("a failing script is an execution failure, returned and not signalled"
   rejected <- runner$execute("system('id')")
   expect_protocol(rejected)
   expect_identical(rejected$error_type, "execution")
-  expect_identical(rejected$validation$errors[[1]]$code, "FORBIDDEN_SYMBOL")
+  expect_identical(rejected$validation$errors[[1]]$code, "CAPABILITY_NOT_AVAILABLE")
 })
 
 test_that("a script over its time limit is an execution failure", {

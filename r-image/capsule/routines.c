@@ -1,0 +1,279 @@
+/*
+ * Native routines (docs/threat-model.md, "Native code only as packages ship it").
+ *
+ * Once armed, a native routine (.C, .Call, .External, .Fortran, their graphics forms, and byte
+ * code's own .Call instruction) runs only when
+ *   1. it is a routine of an installed package: registered by the package, or defined in the
+ *      package's own shared object (never libR's internals, libc, BLAS or another dependency);
+ *   2. that package's compiled code is what calls it: the innermost package code on R's call stack
+ *      is byte code of a closure whose environment is that package's registered namespace (or of a
+ *      package the table lets vouch for it), skipping base's code, which calls routines only for
+ *      its own; and
+ *   3. the table does not answer it instead: a routine that returns an object's address answers an
+ *      opaque token (equal for the same object, never the address), a profiler is refused.
+ *
+ * Why this is the place: every way R turns an R value into a routine ends in one of three exported
+ * libR functions, which libR itself calls through its PLT, so this preloaded library interposes
+ * them: R_ExternalPtrAddr (a registered routine's NativeSymbolInfo, and byte code's .Call
+ * instruction, which never passes R's dispatch table), R_ExternalPtrAddrFn (a routine found by
+ * lookup) and R_FindSymbol (a routine named by a string with PACKAGE= or no namespace). The
+ * namespace lookup of a string with no PACKAGE is checked by dispatch.c's foreign-call rows.
+ *
+ * Why byte code: a script cannot make byte code (the builders are removed from R's dispatch table,
+ * the JIT is off, deserialization reads only installed files, and `environment<-` drops a closure's
+ * byte code), so byte code whose closure lives in a package's registered namespace is that
+ * package's own. Code R evaluates from a call object (eval, do.call, a promise) is not byte code;
+ * when such a call reaches a routine (the innermost context is then R's builtin context for it),
+ * base's code is skipped and the package whose code asked for the evaluation must vouch.
+ *
+ * What this does not decide: which values a package's code passes. A routine that misbehaves on
+ * values its package's R code lets through (a script calling the package's functions, internal
+ * ones included, or rebinding names in a package function's frame during a callback) is a
+ * memory-safety bug of that package, the class docs/threat-model.md names.
+ */
+#define _GNU_SOURCE
+#include "capsule.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rapi.h"
+
+enum answer { ANSWER_REFUSE, ANSWER_OPAQUE_ADDRESS };
+struct answered_routine {
+  const char *package;
+  const char *routine;
+  enum capability_category category;
+  enum answer answer;
+};
+#define ANSWERED_ROW(package, routine, category, answer) {package, routine, category, answer},
+static const struct answered_routine ANSWERED[] = {ANSWERED_ROUTINES(ANSWERED_ROW)};
+#undef ANSWERED_ROW
+
+struct voucher {
+  const char *package;
+  const char *by;
+};
+#define VOUCHER_ROW(package, by) {package, by},
+static const struct voucher VOUCHERS[] = {VOUCHED_BY(VOUCHER_ROW)};
+#undef VOUCHER_ROW
+
+static int routines_on(void) { return armed() && R_API.extptr_tag && !defence_off(DEFENCE_ROUTINES); }
+
+/* The installed package a shared object belongs to: <root>/<package>/libs/<file>; "base" for R's own. */
+static const char *package_of_library(const char *path, char *out, size_t size) {
+  if (!path) return NULL;
+  if (strcmp(path, "base") == 0) return "base";
+  const char *libs = NULL;
+  for (const char *p = strstr(path, "/libs/"); p; p = strstr(p + 1, "/libs/")) libs = p;
+  if (!libs) return NULL;
+  const char *start = libs;
+  while (start > path && start[-1] != '/') start--;
+  size_t n = (size_t)(libs - start);
+  if (n == 0 || n >= size) return NULL;
+  memcpy(out, start, n);
+  out[n] = '\0';
+  return out;
+}
+
+static int vouches(const char *caller, const char *package) {
+  if (strcmp(caller, package) == 0) return 1;
+  for (size_t i = 0; i < sizeof VOUCHERS / sizeof VOUCHERS[0]; i++)
+    if (strcmp(VOUCHERS[i].package, package) == 0 && strcmp(VOUCHERS[i].by, caller) == 0) return 1;
+  return 0;
+}
+
+static const char *const ACTING[] = {ACT_FOR_CALLER};
+
+static int acts_for_others(const char *caller) {
+  for (size_t i = 0; i < sizeof ACTING / sizeof ACTING[0]; i++)
+    if (strcmp(ACTING[i], caller) == 0) return 1;
+  return 0;
+}
+
+/* The interpreted foreign call R is evaluating, recorded by dispatch.c's row before R resolves its
+ * routine. Only read while that call's builtin context is still the innermost one. */
+static struct {
+  struct r_context *context;
+  SEXP call, rho;
+} evaluated_at;
+
+void routine_evaluated_in(SEXP call, SEXP rho) {
+  evaluated_at.context = *R_API.global_context;
+  evaluated_at.call = call;
+  evaluated_at.rho = rho;
+}
+
+int routine_vouched(const char *package) {
+  const struct rapi *r = &R_API;
+  struct r_context *c = *r->global_context;
+  /* A routine reached from a call R evaluates (not byte code) has R's builtin context innermost.
+   * Such a call is a package's only when R evaluates it in that package's own environment (its
+   * namespace or a frame of its code): a promise of the script's code, forced by a package
+   * function, is evaluated where the script wrote it. */
+  int evaluated = c && c->callflag == CTXT_BUILTIN;
+  if (evaluated) {
+    if (evaluated_at.context != c || evaluated_at.call != c->call || r->type_of(evaluated_at.rho) != ENVSXP) return 0;
+    const char *where = rapi_env_package(evaluated_at.rho);
+    if (!where || acts_for_others(where) || !vouches(where, package)) return 0;
+  }
+  for (; c; c = c->next) {
+    if (!(c->callflag & CTXT_FUNCTION) || r->type_of(c->callfun) != CLOSXP) continue;
+    /* Interpreted code is the script's (or a closure it rebuilt): it vouches for nothing, and
+     * nothing it calls through reaches further down. */
+    if (r->type_of(r->closure_body(c->callfun)) != BCODESXP) return 0;
+    const char *caller = rapi_env_package(r->closure_env(c->callfun));
+    if (!caller) return 0;
+    if (acts_for_others(caller)) {
+      /* base's and methods' own call sites call their own routines; their evaluators and S4
+       * dispatch (which forces the caller's arguments, compiled promises included) act for whoever
+       * called them. */
+      if (!evaluated && strcmp(package, caller) == 0) return 1;
+      continue;
+    }
+    return vouches(caller, package);
+  }
+  return 0;
+}
+
+int caller_acts_for_others(void) {
+  const struct rapi *r = &R_API;
+  for (struct r_context *c = *r->global_context; c; c = c->next) {
+    if (!(c->callflag & CTXT_FUNCTION) || r->type_of(c->callfun) != CLOSXP) continue;
+    const char *caller = rapi_env_package(r->closure_env(c->callfun));
+    return caller && acts_for_others(caller);
+  }
+  return 0;
+}
+
+__attribute__((noreturn)) static void refuse_routine(const char *routine, const char *package, enum capability_category category) {
+  char detail[160];
+  snprintf(detail, sizeof detail, "%s:%s", package ? package : "?", routine ? routine : "?");
+  refused("routine", detail);
+  R_API.error("jube-r: routine %s of %s %s: %s", routine ? routine : "(unnamed)", package ? package : "no installed package",
+              capability_does(category), capability_message(category));
+}
+
+/* ---- the opaque address ------------------------------------------------------------------------ */
+
+/* SipHash-2-4 of one word under a key drawn at arming: a token that is the same for the same object
+ * and tells nothing about where it is (not even how far apart two objects are). */
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                   \
+  do {                                                             \
+    v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);     \
+    v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                         \
+    v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                         \
+    v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);     \
+  } while (0)
+static uint64_t siphash_word(uint64_t m, uint64_t k0, uint64_t k1) {
+  uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
+  uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
+  uint64_t b = (uint64_t)8 << 56;
+  v3 ^= m;
+  SIPROUND;
+  SIPROUND;
+  v0 ^= m;
+  v3 ^= b;
+  SIPROUND;
+  SIPROUND;
+  v0 ^= b;
+  v2 ^= 0xff;
+  SIPROUND;
+  SIPROUND;
+  SIPROUND;
+  SIPROUND;
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static SEXP opaque_address(SEXP x) {
+  char token[32];
+  snprintf(token, sizeof token, "0x%016llx",
+           (unsigned long long)siphash_word((uint64_t)(uintptr_t)x, capsule_policy.token_key[0], capsule_policy.token_key[1]));
+  return R_API.mk_string(token);
+}
+
+/* What R's resolution code reads for a registered routine (Rdynpriv.h's Rf_DotCallSymbol and
+ * Rf_DotCSymbol begin alike), standing in for an answered one. Filled per call: R copies it at once. */
+static struct {
+  char *name;
+  DL_FUNC fun;
+  int numArgs;
+  void *types;
+} stand_in_routine;
+static struct r_registered_symbol stand_in_symbol;
+
+/* ---- the checks ------------------------------------------------------------------------------- */
+
+/* NULL: run the routine; otherwise the function that runs instead. Refusals do not return. */
+static DL_FUNC checked_routine(const char *routine, const char *package) {
+  if (!package) refuse_routine(routine, package, CAT_NATIVE_CODE);
+  if (!routine_vouched(package)) refuse_routine(routine, package, CAT_NATIVE_CODE);
+  for (size_t i = 0; i < sizeof ANSWERED / sizeof ANSWERED[0]; i++) {
+    if (!routine || strcmp(ANSWERED[i].routine, routine) != 0 || strcmp(ANSWERED[i].package, package) != 0) continue;
+    if (ANSWERED[i].answer == ANSWER_OPAQUE_ADDRESS) {
+      refused("routine(answered)", routine);
+      /* .Call passes each argument as a SEXP; DL_FUNC is only how R stores a routine. */
+      return (DL_FUNC)(void (*)(void))opaque_address;
+    }
+    refuse_routine(routine, package, ANSWERED[i].category);
+  }
+  return NULL;
+}
+
+/* A routine by its address: the start of a function a package's own object defines. */
+static DL_FUNC checked_address(const void *fn) {
+  Dl_info where;
+  char package[256];
+  if (!fn || !dladdr(fn, &where) || !where.dli_fname || where.dli_saddr != fn) refuse_routine(NULL, NULL, CAT_NATIVE_CODE);
+  char resolved[PATH_MAX];
+  const char *owner = capsule_realpath(where.dli_fname, resolved) && package_object(resolved)
+                          ? package_of_library(resolved, package, sizeof package)
+                          : NULL;
+  return checked_routine(where.dli_sname, owner);
+}
+
+static DL_FUNC checked_registered(const struct r_registered_symbol *symbol) {
+  char package[256];
+  const char *name = symbol->symbol ? symbol->symbol->name : NULL;
+  const char *path = symbol->dll ? symbol->dll->path : NULL;
+  return checked_routine(name, package_of_library(path, package, sizeof package));
+}
+
+REAL(void *, R_ExternalPtrAddr, (SEXP))
+REAL(DL_FUNC, R_ExternalPtrAddrFn, (SEXP))
+REAL(DL_FUNC, R_FindSymbol, (const char *, const char *, struct r_registered_symbol *))
+
+API void *R_ExternalPtrAddr(SEXP s) {
+  void *p = real_R_ExternalPtrAddr()(s);
+  if (!p || !routines_on() || R_API.extptr_tag(s) != R_API.sym_registered_symbol) return p;
+  const struct r_registered_symbol *symbol = p;
+  DL_FUNC instead = checked_registered(symbol);
+  if (!instead) return p;
+  stand_in_routine.name = symbol->symbol ? symbol->symbol->name : NULL;
+  stand_in_routine.fun = instead;
+  stand_in_routine.numArgs = 1;
+  stand_in_routine.types = NULL;
+  stand_in_symbol = *symbol;
+  stand_in_symbol.symbol = (struct r_symbol_head *)&stand_in_routine;
+  return &stand_in_symbol;
+}
+
+API DL_FUNC R_ExternalPtrAddrFn(SEXP s) {
+  DL_FUNC fn = real_R_ExternalPtrAddrFn()(s);
+  if (!fn || !routines_on() || R_API.extptr_tag(s) != R_API.sym_native_symbol) return fn;
+  DL_FUNC instead = checked_address((const void *)fn);
+  return instead ? instead : fn;
+}
+
+API DL_FUNC R_FindSymbol(const char *name, const char *dll, struct r_registered_symbol *symbol) {
+  DL_FUNC fn = real_R_FindSymbol()(name, dll, symbol);
+  if (!fn || !routines_on()) return fn;
+  /* R fills in the DLL it searched either way, the routine only when it was registered; a routine
+   * found by lookup counts by where it is defined (dlsym on a package's handle also finds what its
+   * dependencies define: BLAS's dcopy_ through stats). */
+  DL_FUNC instead = symbol && symbol->dll && symbol->symbol ? checked_registered(symbol) : checked_address((const void *)fn);
+  return instead ? instead : fn;
+}
