@@ -3,8 +3,9 @@
 # image with podman. Rebuilds reuse podman's layer cache (apt and the runtime client's compile
 # come before the application code in the Dockerfile), so a handler-only change takes seconds.
 # Then extracts the image's package facts (the directory of its JUBE_R_MANIFEST_FILE: the manifest
-# and everything beside it) to JUBE_R_PACKAGE_FACTS_DIR (default build/image-packages), which
-# `cdk synth` copies into the validate bundle: /packages then describes the image's R, not the host's.
+# and everything beside it) to JUBE_R_PACKAGE_FACTS_DIR (default build/image-packages) with
+# scripts/image-facts.sh, which `cdk synth` copies into the validate bundle: /packages then describes
+# the image's R, not the host's. A deployment's image is pulled by digest the same way.
 # Env: JUBE_R_IMAGE (tag, default localhost/jube-r-execute), JUBE_R_BUILD_CA (CA bundle for a
 # TLS-intercepting egress proxy, default the host's bundle; passed as a build secret).
 set -euo pipefail
@@ -34,15 +35,5 @@ podman build --isolation chroot --layers --jobs 2 \
   -t "$IMAGE" r-image >&2
 echo "image-build: $IMAGE built in $(( $(date +%s) - start ))s" >&2
 
-# The image names where its facts are (ENV JUBE_R_MANIFEST_FILE); nothing here repeats the path.
-manifest_file="$(podman image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$IMAGE" | sed -n 's/^JUBE_R_MANIFEST_FILE=//p')"
-[[ -n "$manifest_file" ]] || { echo "image-build: $IMAGE sets no JUBE_R_MANIFEST_FILE" >&2; exit 1; }
-container="$(podman create "$IMAGE")"
-trap 'podman rm -f "$container" >/dev/null 2>&1 || true' EXIT
-mkdir -p "$(dirname "$FACTS_DIR")"
-fresh="$(mktemp -d "$FACTS_DIR.XXXXXX")"
-podman cp "$container:$(dirname "$manifest_file")/." "$fresh/"
-[[ -f "$fresh/$(basename "$manifest_file")" ]] || { echo "image-build: no $manifest_file in $IMAGE" >&2; exit 1; }
-chmod -R u=rwX,go=rX "$fresh"
-rm -rf "$FACTS_DIR" && mv "$fresh" "$FACTS_DIR"
-echo "image-build: package facts of $IMAGE in $FACTS_DIR" >&2
+# The facts of the image just built, by the one script that extracts them (any engine, any OS).
+JUBE_R_CONTAINER_ENGINE=podman JUBE_R_PACKAGE_FACTS_DIR="$FACTS_DIR" bash scripts/image-facts.sh "$IMAGE"

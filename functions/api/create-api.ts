@@ -1,5 +1,5 @@
 /**
- * The API-facing Lambda: GET /health, GET /packages, GET /help, POST /validate, POST /execute behind an API
+ * The API-facing Lambda: GET /health, GET /packages, GET /help, POST /validate, POST /t/{tenant}/execute behind an API
  * Gateway REST proxy integration. The same code serves the local stack (functions/tools/local), which
  * builds the same proxy events from plain HTTP.
  *
@@ -23,7 +23,7 @@ import { edge, requestIdOf } from './http/edge.ts';
 import { ingress } from './http/ingress.ts';
 import { jsonResponse } from './http/response.ts';
 import { sessionOf } from './http/session.ts';
-import { tenantOf } from './http/tenant.ts';
+import { callerBinding, tenantOfCall } from './http/caller.ts';
 import { once, type ApiDeps } from './routes/deps.ts';
 import { execute } from './routes/execute.ts';
 import { health } from './routes/health.ts';
@@ -77,6 +77,7 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),
     sandbox: async () => configuredSandbox(config.declaredSandboxLayers) ?? { source: 'unknown', layers: [] },
+    callers: callerBinding(config, env),
     // Only Lambda itself (no endpoint override) with PER_TENANT is known to keep keys apart; the
     // local stack says what its own runtime does (functions/tools/local/stack.ts).
     isolationBoundary: config.isolation.tenancy === 'PER_TENANT' && config.lambdaEndpoint === undefined ? 'lambda-tenant-isolation' : 'none',
@@ -93,7 +94,7 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
     // The ingress middleware has matched the route and replaced the body with its parsed JSON.
     const matched = matchRoute(event.httpMethod, event.path);
     const body: unknown = event.body;
-    switch (matched.name) {
+    switch (matched.route.name) {
       case 'health':
         return jsonResponse(200, await health(deps));
       case 'packages':
@@ -107,7 +108,7 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
           200,
           await execute(deps, {
             body,
-            tenant: tenantOf(event.headers, { required: deps.config.executePerTenant }),
+            tenant: tenantOfCall(deps.callers, matched.tenant, event.requestContext?.identity),
             session: sessionOf(event.headers),
             requestId: requestIdOf(event, context),
             // The invoke's deadline is derived from what this invocation has left (execute-invoker.ts).

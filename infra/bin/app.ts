@@ -18,7 +18,8 @@ const overrides: ContextOverrides = Object.fromEntries(CONTEXT_OVERRIDES.map((ke
 const config = resolveDeploymentConfig(context('env'), overrides);
 
 const imageDirectory = stageImageContext();
-// The image's package facts (npm run image:build extracts them); another directory only by intent.
-const packageFacts = context('packageFactsDirectory');
+// The image's package facts (npm run image:build or scripts/image-facts.sh extract them, to
+// JUBE_R_PACKAGE_FACTS_DIR when that is set); another directory only by intent.
+const packageFacts = context('packageFactsDirectory') ?? (process.env['JUBE_R_PACKAGE_FACTS_DIR'] || undefined);
 buildApp({ app, config, paths: { ...DEFAULT_PATHS, imageDirectory, ...(packageFacts ? { packageFactsDirectory: resolve(packageFacts) } : {}) } });
 app.synth();

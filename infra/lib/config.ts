@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { MIN_EXECUTE_MEMORY_MIB } from './execute-memory.ts';
+import { ROLE_ARN_PATTERN } from '../../layers/contract/iam-arns.ts';
 import { ISOLATION_MODES } from '../../layers/contract/isolation.ts';
 import { DEFAULT_INTEGRATION_QUOTA_SECONDS, LAMBDA_INIT_LIMIT_MS, MAX_INTEGRATION_QUOTA_SECONDS } from './timeout-chain.ts';
 
@@ -23,7 +24,7 @@ const retentionDays = z
   .refine((d) => (RETENTION_DAYS as readonly number[]).includes(d), `must be one of ${RETENTION_DAYS.join(', ')}`);
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
-const roleArn = z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]+$/);
+const roleArn = z.string().regex(ROLE_ARN_PATTERN, 'must be an IAM role ARN');
 /** An ECR image pinned by digest; groups: account, region, repository, digest. */
 export const ECR_IMAGE_URI = /^(\d{12})\.dkr\.ecr\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/([a-z0-9][a-z0-9._/-]*)@(sha256:[0-9a-f]{64})$/;
 
@@ -35,7 +36,11 @@ export const PLACEHOLDER = 'PLACEHOLDER';
 const CreatedVpcSchema = z.strictObject({
   kind: z.literal('create'),
   cidr: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/(1[6-9]|2[0-4])$/, 'must be an IPv4 CIDR between /16 and /24'),
-  /** Isolated subnets are spread over this many AZs (Fn::GetAZs, so no lookup at synth). */
+  /**
+   * Isolated subnets are spread over the region's first this-many AZs, as `Fn::GetAZs` picks them at
+   * deploy time: the stack never asks CDK for the AZs (JubeRStack.availabilityZones), so `-c account=`
+   * neither looks them up nor writes cdk.context.json.
+   */
   maxAzs: int(1, 3),
 });
 
@@ -55,6 +60,13 @@ const ExistingVpcSchema = z.strictObject({
   availabilityZones: z.array(z.string().min(1)).min(1),
   isolatedSubnetIds: z.array(z.string().regex(/^subnet-[0-9a-f]{8,17}$/)).min(1),
   /**
+   * The route tables of those subnets, one per subnet, which must serve jube-r's subnets only: the stack adds its own
+   * S3 gateway endpoint to them, whose policy names only the data bucket, so the execute function's one
+   * egress rule (HTTPS to the S3 prefix list) reaches that bucket and nothing else. Without it an
+   * escaped script could PUT to any writable bucket by address (the DNS firewall never sees that).
+   */
+  isolatedRouteTableIds: z.array(z.string().regex(/^rtb-[0-9a-f]{8,17}$/)).optional(),
+  /**
    * 'rule-group-only': the stack creates the DNS Firewall rule group and outputs its id for the VPC's
    * owner to associate; /health does not claim the layer. 'associate' is refused here (see above).
    */
@@ -65,7 +77,12 @@ const ExistingVpcSchema = z.strictObject({
    * come through the endpoints in api.additionalVpcEndpointIds (private DNS of theirs, or their alias).
    */
   executeApiEndpoint: z.enum(['own', 'callers-only']).default('own'),
-}).refine((v) => v.isolatedSubnetIds.length === v.availabilityZones.length, 'give one isolated subnet id per availability zone');
+})
+  .refine((v) => v.isolatedSubnetIds.length === v.availabilityZones.length, 'give one isolated subnet id per availability zone')
+  .refine((v) => v.isolatedRouteTableIds === undefined || v.isolatedRouteTableIds.length === v.isolatedSubnetIds.length, {
+    message: 'give one route table id per isolated subnet (the same id again where subnets share one)',
+    path: ['isolatedRouteTableIds'],
+  });
 
 /** Why a shared VPC refuses a setting that would change it for every other workload. */
 export const SHARED_VPC_REFUSALS = {
@@ -73,7 +90,24 @@ export const SHARED_VPC_REFUSALS = {
     "an existing VPC is shared: associating the DNS firewall would answer NXDOMAIN to every other workload's names; " +
     "use dnsFirewall: 'rule-group-only' and have the VPC's owner associate the rule group (output DnsFirewallRuleGroupId), or let the stack create a dedicated VPC",
   callersOnly: "executeApiEndpoint 'callers-only' needs at least one endpoint in api.additionalVpcEndpointIds, or nobody can reach the API",
+  s3Egress:
+    "an existing VPC needs isolatedRouteTableIds (the route tables of jube-r's isolated subnets, serving those subnets only): the stack adds an S3 " +
+    "gateway endpoint there whose policy names only the data bucket, the one path the execute function's HTTPS-to-S3 egress may take. Without " +
+    'it that egress reaches every S3 address, and an escaped script could write to any bucket that lets it (docs/deploying.md, "VPC modes")',
 } as const;
+
+/**
+ * Who may name which tenant in the API's `/t/{tenant}/` (layers/contract/isolation.ts TENANT_BINDINGS):
+ * - `identity` (every environment): callers are sessions of the tenant role, named and tagged
+ *   (`jube-tenant`) after their tenant; IAM and the API admit each only to its own tenant's path and
+ *   data prefix. The stack creates that role unless `tenantRoleArn` names one (another account's).
+ * - `single-orchestrator`: one trusted role names every tenant, an explicit choice that moves the
+ *   tenant decision into that role's code (docs/deploying.md, "Tenants and identities").
+ */
+const CallersSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('identity'), tenantRoleArn: roleArn.optional() }),
+  z.strictObject({ kind: z.literal('single-orchestrator'), orchestratorRoleArn: roleArn }),
+]);
 
 const IntegrationQuotaSchema = z
   .strictObject({
@@ -100,8 +134,8 @@ export const DeploymentConfigSchema = z
     /** Unset: account-agnostic (the deploying credentials decide). */
     account: z.string().regex(/^\d{12}$/).optional(),
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/),
-    /** The orchestrator's IAM role: the only principal allowed to call the API. */
-    orchestratorRoleArn: roleArn,
+    /** Who may call the API, and for which tenants (CallersSchema). */
+    callers: CallersSchema,
     vpc: z.union([CreatedVpcSchema, ExistingVpcSchema]),
     /**
      * The region's S3 managed prefix list (com.amazonaws.<region>.s3): the execute function's only
@@ -144,8 +178,9 @@ export const DeploymentConfigSchema = z
        */
       tenancy: TenancySchema,
       /**
-       * What one isolation key (one TenantId, one set of microVMs) stands for: 'tenant' (X-Jube-Tenant),
-       * 'session' (the tenant plus X-Jube-Session), 'run' (a fresh key, and so a new microVM, per call).
+       * What one isolation key (one TenantId, one set of microVMs) stands for: 'tenant' (the path's),
+       * 'session' (the tenant plus X-Jube-Session), 'run' (a fresh key, and so a new microVM and a cold
+       * start, per call; each holds a slot of Lambda's tenant-environment cap until it ages out).
        */
       isolation: z.enum(ISOLATION_MODES),
     }),
@@ -181,8 +216,9 @@ export const DeploymentConfigSchema = z
       accessLogExpireAfterDays: int(1, 3650),
       presignTtlSeconds: int(10, 3600),
       /**
-       * The one principal the bucket policy lets put tenant tables (s3:PutObject under `<tenant>/`, TLS and
-       * SSE-S3 only); unset: the orchestrator's role, which then uploads and calls.
+       * A principal besides the callers that may put tenant tables (s3:PutObject under `<tenant>/`, TLS and
+       * SSE-S3 only; an ingestion pipeline). The callers write too: tenant sessions under their own
+       * prefix only (identity), the orchestrator under any (single-orchestrator).
        */
       writerRoleArn: roleArn.optional(),
       /** Tenants the writer may put under; unset: any `<tenant>/` prefix (the API scopes every read to the caller's tenant). */
@@ -200,21 +236,26 @@ export const DeploymentConfigSchema = z
   .refine((c) => c.vpc.kind !== 'existing' || c.vpc.executeApiEndpoint !== 'callers-only' || c.api.additionalVpcEndpointIds.length > 0, {
     message: SHARED_VPC_REFUSALS.callersOnly,
     path: ['vpc', 'executeApiEndpoint'],
+  })
+  .refine((c) => c.vpc.kind !== 'existing' || (c.vpc.isolatedRouteTableIds !== undefined && c.vpc.isolatedRouteTableIds.length > 0), {
+    message: SHARED_VPC_REFUSALS.s3Egress,
+    path: ['vpc', 'isolatedRouteTableIds'],
   });
 
 export type DeploymentConfig = Readonly<z.infer<typeof DeploymentConfigSchema>>;
 export type DeploymentConfigInput = z.input<typeof DeploymentConfigSchema>;
 
 /**
- * What every environment shares. Region eu-west-1 and its S3 prefix list are PLACEHOLDERS; the
- * orchestrator role is a PLACEHOLDER named after the environment.
+ * What every environment shares: eu-west-1 and its S3 prefix list (`-c region=` with
+ * `-c s3PrefixListId=` moves both), and callers bound to tenants by identity through a tenant role the
+ * stack creates, so no environment names a principal that does not exist.
  */
 const common = (envName: EnvironmentName) =>
   ({
     envName,
     stackName: `JubeR-${envName}`,
     region: 'eu-west-1',
-    orchestratorRoleArn: `arn:aws:iam::111111111111:role/jube-r-orchestrator-${envName}`,
+    callers: { kind: 'identity' },
     s3PrefixListId: 'pl-6da54004',
   }) as const;
 
@@ -251,7 +292,9 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
   staging: {
     ...common('staging'),
     vpc: { kind: 'create', cidr: '10.41.0.0/16', maxAzs: 2 },
-    execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant', isolation: 'run' },
+    // Sessions, as prod: `run` would make every call a cold start and a new tenant environment, and
+    // at 5 reserved concurrency AWS's stated ratio allows about a dozen of those before throttling.
+    execute: { architecture: 'x86_64', memoryMiB: 3008, ephemeralStorageMiB: 2048, maxInflight: 5, tenancy: 'per-tenant', isolation: 'session' },
     validate: { memoryMiB: 1024, architecture: 'arm64' },
     timeouts: DEFAULT_QUOTA_TIMEOUTS,
     api: { throttlingRateLimit: 20, throttlingBurstLimit: 40, maxRequestBodyBytes: MAX_REQUEST_BODY_BYTES },
@@ -290,6 +333,8 @@ export const ENVIRONMENTS: Readonly<Record<EnvironmentName, DeploymentConfigInpu
 export const CONTEXT_OVERRIDES = [
   'account',
   'region',
+  'tenantBinding',
+  'tenantRoleArn',
   'orchestratorRoleArn',
   's3PrefixListId',
   'executeBaseImage',
@@ -298,6 +343,8 @@ export const CONTEXT_OVERRIDES = [
   'alarmTopicArn',
   'integrationQuotaRaisedBy',
   'dataWriterRoleArn',
+  'callerVpcEndpointIds',
+  'peeredCallerCidrs',
 ] as const;
 export type ContextOverrides = Partial<Record<(typeof CONTEXT_OVERRIDES)[number], string>>;
 
@@ -327,11 +374,18 @@ export function resolveDeploymentConfig(envName: unknown, overrides: ContextOver
         `aws ec2 describe-managed-prefix-lists --region ${defined['region']} --filters Name=prefix-list-name,Values=com.amazonaws.${defined['region']}.s3 --query 'PrefixLists[0].PrefixListId'`,
     );
   }
-  const { integrationQuotaRaisedBy, dataWriterRoleArn, ...flat } = defined;
+  const { integrationQuotaRaisedBy, dataWriterRoleArn, tenantBinding, tenantRoleArn, orchestratorRoleArn, callerVpcEndpointIds, peeredCallerCidrs, ...flat } = defined;
+  const callers = callersFromContext(name.data, base.callers, { tenantBinding, tenantRoleArn, orchestratorRoleArn });
   const parsed = DeploymentConfigSchema.safeParse({
     ...base,
     ...flat,
+    callers,
     timeouts: { ...base.timeouts, integrationQuota: { ...base.timeouts.integrationQuota, ...(integrationQuotaRaisedBy ? { raisedBy: integrationQuotaRaisedBy } : {}) } },
+    api: {
+      ...base.api,
+      ...(callerVpcEndpointIds ? { additionalVpcEndpointIds: commaList(callerVpcEndpointIds) } : {}),
+      ...(peeredCallerCidrs ? { peeredCallerCidrs: commaList(peeredCallerCidrs) } : {}),
+    },
     data: { ...base.data, ...(dataWriterRoleArn ? { writerRoleArn: dataWriterRoleArn } : {}) },
   });
   const problems = parsed.success
@@ -341,21 +395,61 @@ export function resolveDeploymentConfig(envName: unknown, overrides: ContextOver
   return parsed.data!;
 }
 
+/** `a,b, c` -> ['a', 'b', 'c']: how a list arrives as one context value. */
+const commaList = (value: string): string[] => value.split(',').map((item) => item.trim()).filter(Boolean);
+
 /**
- * Stand-in values left in a config that is not dev's. Synthesis stays offline and needs no real
- * value, but a staging or prod template that names the placeholder account or an unstated quota
- * would deploy a stack nobody can call, or one whose timeouts the account does not allow. Pure.
+ * The callers from context: `-c tenantBinding=identity|single-orchestrator`, with `-c tenantRoleArn=`
+ * (identity, an existing role) or `-c orchestratorRoleArn=` (single-orchestrator, required there).
+ * Naming an orchestrator is never enough to switch modes: a single orchestrator is an explicit choice.
+ */
+function callersFromContext(
+  envName: EnvironmentName,
+  base: DeploymentConfigInput['callers'],
+  context: { tenantBinding?: string | undefined; tenantRoleArn?: string | undefined; orchestratorRoleArn?: string | undefined },
+): unknown {
+  const refuse = (message: string): never => {
+    throw new DeploymentConfigError(`invalid jube-r deployment config for ${envName}: ${message}`);
+  };
+  const kind = context.tenantBinding ?? base.kind;
+  if (kind === 'single-orchestrator') {
+    if (context.tenantRoleArn !== undefined) refuse('tenantRoleArn: a single orchestrator binds no tenant role; drop it, or use -c tenantBinding=identity');
+    const orchestratorRoleArn = context.orchestratorRoleArn ?? (base.kind === 'single-orchestrator' ? base.orchestratorRoleArn : undefined);
+    if (orchestratorRoleArn === undefined) refuse('callers: -c tenantBinding=single-orchestrator needs -c orchestratorRoleArn=<the one role that names tenants>');
+    return { kind, orchestratorRoleArn };
+  }
+  if (kind === 'identity') {
+    if (context.orchestratorRoleArn !== undefined) {
+      refuse('orchestratorRoleArn: one role naming every tenant is the single-orchestrator binding, an explicit choice: pass -c tenantBinding=single-orchestrator with it');
+    }
+    const tenantRoleArn = context.tenantRoleArn ?? (base.kind === 'identity' ? base.tenantRoleArn : undefined);
+    return { kind, ...(tenantRoleArn ? { tenantRoleArn } : {}) };
+  }
+  return refuse(`tenantBinding: ${JSON.stringify(kind)} is not identity or single-orchestrator`);
+}
+
+/**
+ * What a config that is not dev's still lacks: stand-in values (the placeholder account, an unstated
+ * quota) and a prebuilt image. Synthesis stays offline and needs no real value, but a staging or prod
+ * template with them would deploy a stack nobody can call, one whose timeouts the account does not
+ * allow, or one whose /packages describes another build than the one it runs. Pure.
  */
 export function placeholderProblems(config: z.infer<typeof DeploymentConfigSchema>): string[] {
   if (config.envName === 'dev') return [];
   const inPlaceholderAccount = (arn: string | undefined) => arn !== undefined && arn.split(':')[4] === PLACEHOLDER_ACCOUNT;
+  const callerRole = config.callers.kind === 'identity' ? config.callers.tenantRoleArn : config.callers.orchestratorRoleArn;
+  const callerKey = config.callers.kind === 'identity' ? 'tenantRoleArn' : 'orchestratorRoleArn';
   return [
     ...(config.account === PLACEHOLDER_ACCOUNT ? [`account: ${PLACEHOLDER_ACCOUNT} is the placeholder account; pass -c account=<the real one>`] : []),
-    ...(inPlaceholderAccount(config.orchestratorRoleArn)
-      ? [`orchestratorRoleArn: ${config.orchestratorRoleArn} is in the placeholder account ${PLACEHOLDER_ACCOUNT}; pass -c orchestratorRoleArn=<the orchestrator's role>`]
-      : []),
+    ...(inPlaceholderAccount(callerRole) ? [`${callerKey}: ${callerRole} is in the placeholder account ${PLACEHOLDER_ACCOUNT}; pass -c ${callerKey}=<the real role>`] : []),
     ...(inPlaceholderAccount(config.data.writerRoleArn)
       ? [`data.writerRoleArn: in the placeholder account ${PLACEHOLDER_ACCOUNT}; pass -c dataWriterRoleArn=<the uploader's role>`]
+      : []),
+    ...(config.executeImageUri === undefined
+      ? [
+          'executeImageUri: staging and prod run a prebuilt image whose package facts were pulled from that very image; push one and pass ' +
+            '-c executeImageUri=<account>.dkr.ecr.<region>.amazonaws.com/<repository>@sha256:<digest> with its facts (scripts/image-facts.sh; docs/deploying.md, "One image, one set of facts")',
+        ]
       : []),
     ...(config.timeouts.integrationQuota.raisedBy?.startsWith(PLACEHOLDER)
       ? ['timeouts.integrationQuota.raisedBy: still the placeholder; pass -c integrationQuotaRaisedBy=<the Service Quotas request id or support case that raised it in this account and region>']

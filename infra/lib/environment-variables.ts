@@ -33,6 +33,8 @@ function variables<T extends EnvironmentOf<FunctionVariable>>(vars: T & Record<E
 export interface DeployTimeNames {
   readonly executeFunctionName: string;
   readonly dataBucketName: string;
+  /** The callers' role: the tenant role (identity) or the orchestrator's; a token when the stack creates it. */
+  readonly callerRoleArn: string;
 }
 
 /**
@@ -95,6 +97,9 @@ export function validateEnvironment(
     JUBE_R_EXECUTE_TENANCY: config.execute.tenancy === 'per-tenant' ? 'PER_TENANT' : 'SHARED',
     ...(config.execute.tenancy === 'per-tenant' ? {} : { JUBE_R_SHARED_TENANCY_REASON: config.execute.tenancy.reason }),
     JUBE_R_ISOLATION: config.execute.isolation,
+    // Who may name which tenant: the API checks the path's tenant against the caller's identity.
+    JUBE_R_TENANT_BINDING: config.callers.kind,
+    JUBE_R_CALLER_ROLE_ARN: names.callerRoleArn,
     JUBE_R_DATA_BUCKET: names.dataBucketName,
     JUBE_R_PRESIGN_TTL_SECONDS: String(config.data.presignTtlSeconds),
     JUBE_R_SANDBOX_LAYERS: declaredSandboxLayers(config).join(','),

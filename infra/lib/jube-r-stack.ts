@@ -1,13 +1,15 @@
 /**
- * The jube-r stack for one environment: network (with its DNS firewall), data bucket, execute
- * function, API function, private API, alarms and a dashboard. Everything it needs arrives as
- * readonly props resolved in infra/bin.
+ * The jube-r stack for one environment: callers (the tenant role), network (with its DNS firewall),
+ * data bucket, execute function, API function, private API, alarms and a dashboard. Everything it
+ * needs arrives as readonly props resolved in infra/bin.
  */
-import { CfnOutput, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CfnResource, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import type * as logs from 'aws-cdk-lib/aws-logs';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { DeploymentConfig } from './config.ts';
+import { ECR_IMAGE_URI, type DeploymentConfig } from './config.ts';
+import { Callers } from './constructs/callers.ts';
 import { DataBucket } from './constructs/data-bucket.ts';
 import { dataBucketDomains } from './constructs/dns-firewall.ts';
 import { ExecuteFunction } from './constructs/execute-function.ts';
@@ -38,6 +40,7 @@ export interface JubeRStackProps extends StackProps {
 
 export class JubeRStack extends Stack {
   readonly chain: TimeoutChain;
+  readonly callers: Callers;
   readonly network: Network;
   readonly data: DataBucket;
   readonly execute: ExecuteFunction;
@@ -45,9 +48,13 @@ export class JubeRStack extends Stack {
   readonly api: PrivateApi;
   readonly monitoring: Monitoring;
 
+  /** How many AZs a created VPC spans (config.vpc.maxAzs); read by availabilityZones below. */
+  private readonly azCount: number;
+
   constructor(scope: Construct, id: string, props: JubeRStackProps) {
     super(scope, id, props);
     const { config, paths } = props;
+    this.azCount = config.vpc.kind === 'create' ? config.vpc.maxAzs : config.vpc.availabilityZones.length;
     // Fails synthesis with the reason when the chain cannot nest under the quota.
     this.chain = timeoutChainOrThrow({
       maxScriptSeconds: config.timeouts.maxScriptSeconds,
@@ -60,6 +67,8 @@ export class JubeRStack extends Stack {
     const removalPolicy = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const logRetention = config.logRetentionDays as logs.RetentionDays;
     const logs_ = { logRetention, logRemovalPolicy: removalPolicy };
+
+    this.callers = new Callers(this, 'Callers', { callers: config.callers });
 
     this.network = new Network(this, 'Network', {
       vpc: config.vpc,
@@ -74,7 +83,15 @@ export class JubeRStack extends Stack {
       removalPolicy,
     });
     this.network.restrictS3EndpointTo(this.data.bucket);
-    this.data.grantTenantUploads(config.data.writerRoleArn ?? config.orchestratorRoleArn, config.data.writerTenants);
+    // Presigned downloads only through the execute function's own S3 route.
+    this.data.allowPresignedOnlyThrough(this.network.s3Endpoint.vpcEndpointId);
+    if (this.callers.binding === 'identity') {
+      this.data.grantTenantSessionUploads(this.callers.roleArn);
+      this.callers.grantOwnPrefixUploads(this.data.bucket);
+    } else {
+      this.data.grantTenantUploads(this.callers.roleArn, undefined, 'Orchestrator');
+    }
+    if (config.data.writerRoleArn) this.data.grantTenantUploads(config.data.writerRoleArn, config.data.writerTenants);
     // The region comes from the config (a literal), so the allowed name is exact.
     this.network.restrictDnsTo(dataBucketDomains(this.data.bucket.bucketName, config.region, this.urlSuffix));
 
@@ -97,12 +114,14 @@ export class JubeRStack extends Stack {
       repositoryRoot: paths.repositoryRoot,
       entry: paths.apiEntry,
       packageFactsDirectory: paths.packageFactsDirectory,
+      imageDigest: config.executeImageUri === undefined ? undefined : ECR_IMAGE_URI.exec(config.executeImageUri)?.[4],
       memoryMiB: config.validate.memoryMiB,
       architecture: config.validate.architecture,
       timeoutSeconds: this.chain.validateLambdaTimeoutSeconds,
       environment: validateEnvironment(config, this.chain, {
         executeFunctionName: this.execute.function.functionName,
         dataBucketName: this.data.bucket.bucketName,
+        callerRoleArn: this.callers.roleArn,
       }),
       ...logs_,
     });
@@ -115,6 +134,8 @@ export class JubeRStack extends Stack {
       }),
     );
     this.data.grantObjectRead(this.apiFunction.role);
+    // Nobody else touches the tables: the validate role reads, the callers (and an uploader) write.
+    this.data.denyAllBut([this.apiFunction.role.roleArn, this.callers.roleArn, ...(config.data.writerRoleArn ? [config.data.writerRoleArn] : [])]);
 
     this.api = new PrivateApi(this, 'Api', {
       apiName: `jube-r-${config.envName}`,
@@ -122,13 +143,14 @@ export class JubeRStack extends Stack {
       endpoint: this.network.apiEndpoint,
       additionalVpcEndpointIds: config.api.additionalVpcEndpointIds,
       manageAccountCloudWatchRole: config.manageApiGatewayAccount,
-      orchestratorRoleArn: config.orchestratorRoleArn,
+      callers: this.callers,
       handler: this.apiFunction.function,
       integrationTimeoutMs: this.chain.apiIntegrationTimeoutMs,
       throttlingRateLimit: config.api.throttlingRateLimit,
       throttlingBurstLimit: config.api.throttlingBurstLimit,
       ...logs_,
     });
+    this.callers.grantInvoke(this.api.api, config.envName);
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       dashboardName: `${config.stackName}-${config.region}`,
@@ -136,6 +158,8 @@ export class JubeRStack extends Stack {
       executeLogGroup: this.execute.logGroup,
       stackName: config.stackName,
       validate: this.apiFunction.function,
+      validateLogGroup: this.apiFunction.logGroup,
+      dnsQueryLogGroup: this.network.dnsFirewall?.queryLogGroup,
       stage: this.api.api.deploymentStage,
       executeTimeoutMs: this.chain.executeLambdaTimeoutSeconds * 1000,
       reservedConcurrency: config.execute.maxInflight,
@@ -144,6 +168,40 @@ export class JubeRStack extends Stack {
     });
 
     this.addOutputs(config);
+    this.expireProviderLogs(logs_);
+  }
+
+  /**
+   * The AZs a created VPC spreads over, as `Fn::GetAZs` picks them at deploy time (the region's
+   * first ones). CDK's own answer for a stack whose account and region are literals is a context
+   * lookup, which needs credentials and writes cdk.context.json: `-c account=` must stay offline.
+   */
+  override get availabilityZones(): string[] {
+    return Array.from({ length: this.azCount }, (_, i) => Fn.select(i, Fn.getAzs()));
+  }
+
+  /**
+   * Lambda functions the stack does not define itself (CDK's custom-resource providers, e.g. the one
+   * that strips a created VPC's default security group) log to a group Lambda creates on first use,
+   * which never expires. Each gets a group of the stack's, with its retention, named in its
+   * LoggingConfig and created before it.
+   */
+  private expireProviderLogs(options: { logRetention: logs.RetentionDays; logRemovalPolicy: RemovalPolicy }): void {
+    // A CfnFunction holds its properties as fields; a plain CfnResource (the providers') in _cfnProperties.
+    const loggingConfigOf = (fn: CfnResource): unknown =>
+      fn instanceof lambda.CfnFunction ? fn.loggingConfig : (fn as unknown as { _cfnProperties?: Record<string, unknown> })._cfnProperties?.['LoggingConfig'];
+    const providers = this.node
+      .findAll()
+      .filter((c): c is CfnResource => c instanceof CfnResource && c.cfnResourceType === 'AWS::Lambda::Function')
+      .filter((fn) => loggingConfigOf(fn) === undefined);
+    for (const fn of providers) {
+      const group = new logs.LogGroup(fn.node.scope as Construct, `${fn.node.id}LogGroup`, {
+        retention: options.logRetention,
+        removalPolicy: options.logRemovalPolicy,
+      });
+      fn.addPropertyOverride('LoggingConfig', { LogGroup: group.logGroupName });
+      fn.addResourceDependency(group.node.defaultChild as CfnResource);
+    }
   }
 
   /** What an orchestrator (or its operator) needs to reach the private API from another network. */
@@ -154,17 +212,22 @@ export class JubeRStack extends Stack {
     const inOwnVpc = config.vpc.kind === 'create';
     const outputs: Record<string, { value: string; description: string }> = {
       ApiId: { value: apiId, description: 'Private REST API id' },
-      ApiUrl: {
-        value: `https://${host(apiId)}/${config.envName}/`,
-        description: inOwnVpc
-          ? "Invoke URL; resolves through the stack's execute-api endpoint's private DNS inside its VPC"
-          : 'Invoke URL; resolves only inside a VPC with an execute-api endpoint of its own that has private DNS (the caller\'s)',
-      },
+      // The plain name resolves only where an execute-api endpoint with private DNS answers it: a
+      // caller VPC's own endpoint, admitted by -c callerVpcEndpointIds. Not in jube-r's VPC (the stack's
+      // endpoint has no private DNS, and the DNS firewall there answers no execute-api name).
+      ...(config.api.additionalVpcEndpointIds.length > 0
+        ? {
+            ApiUrl: {
+              value: `https://${host(apiId)}/${config.envName}/`,
+              description: `Invoke URL from a caller VPC whose own execute-api endpoint (${config.api.additionalVpcEndpointIds.join(', ')}) has private DNS; it resolves nowhere else`,
+            },
+          }
+        : {}),
       ...(endpoint
         ? {
             ApiVpcEndpointUrl: {
               value: `https://${host(`${apiId}-${endpoint.vpcEndpointId}`)}/${config.envName}/`,
-              description: "Invoke URL through this stack's endpoint, resolvable from any network routed to it (peering, transit gateway)",
+              description: "Invoke URL through this stack's endpoint, from a network routed to it (peering, transit gateway; -c peeredCallerCidrs): public DNS resolves it to the endpoint's private addresses",
             },
             ApiVpcEndpointId: { value: endpoint.vpcEndpointId, description: "The stack's execute-api interface endpoint (aws:SourceVpce of the resource policy)" },
           }
@@ -174,9 +237,10 @@ export class JubeRStack extends Stack {
         value: Fn.join(',', this.network.vpc.selectSubnets(this.network.isolatedSubnets).subnetIds),
         description: 'Isolated subnets of the execute function and the execute-api endpoint (comma-separated)',
       },
-      ...(this.network.s3Endpoint
-        ? { S3GatewayEndpointId: { value: this.network.s3Endpoint.vpcEndpointId, description: 'S3 gateway endpoint (data bucket reads only)' } }
-        : {}),
+      S3GatewayEndpointId: {
+        value: this.network.s3Endpoint.vpcEndpointId,
+        description: "S3 gateway endpoint of the execute function's subnets (data bucket reads only; the only place presigned GETs work)",
+      },
       ExecuteSecurityGroupId: { value: this.network.executeSecurityGroup.securityGroupId, description: 'The execute function\'s security group' },
       DnsFirewallRuleGroupId: {
         value: this.network.dnsFirewall!.ruleGroup.attrId,
@@ -185,10 +249,16 @@ export class JubeRStack extends Stack {
           : 'DNS Firewall rule group (only the data bucket\'s name resolves), NOT associated: for the VPC\'s owner to associate',
       },
       DataBucketName: { value: this.data.bucket.bucketName, description: 'Tenant tables at <tenant>/<pointer>.csv(.gz)' },
-      DataWriterRoleArn: {
-        value: config.data.writerRoleArn ?? config.orchestratorRoleArn,
-        description: 'The one principal that may put tenant tables (s3:PutObject under <tenant>/, TLS, SSE-S3 AES256)',
+      CallerRoleArn: {
+        value: this.callers.roleArn,
+        description:
+          this.callers.binding === 'identity'
+            ? 'The tenant role: assume it with --role-session-name <tenant> --tags Key=jube-tenant,Value=<tenant> to call /t/<tenant>/ and put tables under <tenant>/'
+            : 'The single orchestrator role: it calls /t/<tenant>/ for every tenant and puts tables under any <tenant>/',
       },
+      ...(config.data.writerRoleArn
+        ? { DataWriterRoleArn: { value: config.data.writerRoleArn, description: 'A further uploader: s3:PutObject under <tenant>/ only (TLS, SSE-S3 AES256)' } }
+        : {}),
       DashboardName: { value: this.monitoring.dashboard.dashboardName, description: 'CloudWatch dashboard of this environment' },
       OrchestratorMinimumHttpTimeoutMs: {
         value: String(orchestratorMinimumHttpTimeoutMs(this.chain)),

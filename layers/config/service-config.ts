@@ -10,9 +10,10 @@
 import { z } from 'zod';
 import { PLOT_LIMITS, SCRIPT_TIMEOUT_SECONDS_LIMIT } from '../contract/execute.ts';
 import type { OutputCaps } from '../contract/output-caps.ts';
+import { ROLE_ARN_PATTERN } from '../contract/iam-arns.ts';
 import { readEnvironment } from './environment.ts';
 import { executeTimeoutSeconds, LOCAL_EXECUTE_OVERHEAD_SECONDS } from './timeouts.ts';
-import { ISOLATION_MODES, TENANCIES, type IsolationMode, type Tenancy } from '../contract/isolation.ts';
+import { ISOLATION_MODES, TENANCIES, TENANT_BINDINGS, type IsolationMode, type Tenancy, type TenantBinding } from '../contract/isolation.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -84,6 +85,14 @@ const ENV_SCHEMA = {
   JUBE_R_SHARED_TENANCY_REASON: z.string().min(1).optional(),
   /** What one isolation key, and so one TenantId, stands for (layers/contract/isolation.ts). */
   JUBE_R_ISOLATION: z.enum(ISOLATION_MODES).default('session'),
+  /**
+   * Who may name which tenant in `/t/{tenant}/` (layers/contract/isolation.ts). The stack sets it on
+   * the API function; unset, only a local API (no IAM in front) runs, as `unchecked`
+   * (functions/api/http/caller.ts refuses to start in Lambda without it).
+   */
+  JUBE_R_TENANT_BINDING: z.enum(TENANT_BINDINGS).optional(),
+  /** The role `identity` callers are sessions of, or the one `single-orchestrator` role. */
+  JUBE_R_CALLER_ROLE_ARN: z.string().regex(ROLE_ARN_PATTERN, 'must be an IAM role ARN').optional(),
   /** Lambda endpoint override: the local emulation or `sam local start-lambda`; unset means AWS. */
   JUBE_R_LAMBDA_ENDPOINT: z.url().optional(),
   /** Lambda client request timeout; must exceed the execute function's own timeout. */
@@ -153,6 +162,8 @@ export interface ServiceConfig {
     readonly tenancy: Tenancy;
     readonly sharedTenancyReason: string | undefined;
   };
+  /** JUBE_R_TENANT_BINDING and its role, as set; resolved (and refused when missing in Lambda) by the API. */
+  readonly tenantBinding: { readonly mode: TenantBinding | undefined; readonly roleArn: string | undefined };
   readonly lambdaEndpoint: string | undefined;
   /** Defaults to the local execute timeout (localExecuteTimeoutMs) + 5 s, so it outlives the execute function. */
   readonly lambdaClientTimeoutMs: number;
@@ -194,6 +205,9 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   const read = readEnvironment(ENV_SCHEMA, env);
   if (!read.ok) throw new ConfigError(`invalid jube-r configuration: ${read.problems.join('; ')}`);
   const e: ServiceConfigEnv = read.values;
+  if (e.JUBE_R_TENANT_BINDING !== undefined && e.JUBE_R_TENANT_BINDING !== 'unchecked' && e.JUBE_R_CALLER_ROLE_ARN === undefined) {
+    throw new ConfigError(`invalid jube-r configuration: JUBE_R_TENANT_BINDING=${e.JUBE_R_TENANT_BINDING} needs JUBE_R_CALLER_ROLE_ARN (the role its callers are sessions of)`);
+  }
   if (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS > e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX) {
     throw new ConfigError(
       `invalid jube-r configuration: JUBE_R_SCRIPT_TIMEOUT_SECONDS (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS}) exceeds JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX})`,
@@ -251,6 +265,7 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       tenancy: e.JUBE_R_EXECUTE_TENANCY,
       sharedTenancyReason: e.JUBE_R_SHARED_TENANCY_REASON,
     },
+    tenantBinding: { mode: e.JUBE_R_TENANT_BINDING, roleArn: e.JUBE_R_CALLER_ROLE_ARN },
     lambdaEndpoint: e.JUBE_R_LAMBDA_ENDPOINT,
     lambdaClientTimeoutMs:
       e.JUBE_R_LAMBDA_CLIENT_TIMEOUT_MS ??

@@ -18,22 +18,55 @@ import {
   RNameSchema,
 } from './execute.ts';
 import { refineContextEncoding } from './context-encoding.ts';
-import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES } from './isolation.ts';
+import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES, TENANT_BINDINGS } from './isolation.ts';
 import { ValidationResultSchema } from './validation.ts';
 import { CapabilitySummarySchema } from '../rules/capabilities.ts';
 import { ScriptRulesSchema } from '../rules/rules.ts';
 
-/** The API's routes: one method each; an unknown path is 404, a known path with another method 405. */
-export const ROUTES = {
-  '/health': { method: 'GET', name: 'health', body: false },
-  '/packages': { method: 'GET', name: 'packages', body: false },
-  '/help': { method: 'GET', name: 'help', body: false },
-  '/validate': { method: 'POST', name: 'validate', body: true },
-  '/execute': { method: 'POST', name: 'execute', body: true },
-} as const;
+/** The path segment a tenant's routes start with: `/t/{tenant}/...`. */
+export const TENANT_PATH_PREFIX = 't';
+/** The tenant's place in a route template (and API Gateway's path parameter of the same name). */
+export const TENANT_PARAMETER = 'tenant';
 
-export type Route = (typeof ROUTES)[keyof typeof ROUTES];
+/**
+ * The API's routes, as path templates: one method each; an unknown path is 404, a known path with
+ * another method 405. A route that runs a tenant's code or binds its data carries the tenant in
+ * its path (`/t/{tenant}/execute`), where IAM can bind it to the caller's identity: API Gateway's
+ * authorization sees the resource path, never a header.
+ */
+export const ROUTES = {
+  '/health': { method: 'GET', name: 'health', body: false, tenant: false },
+  '/packages': { method: 'GET', name: 'packages', body: false, tenant: false },
+  '/help': { method: 'GET', name: 'help', body: false, tenant: false },
+  '/validate': { method: 'POST', name: 'validate', body: true, tenant: false },
+  // `/${TENANT_PATH_PREFIX}/{${TENANT_PARAMETER}}/...`, spelled out so the template is a literal type.
+  '/t/{tenant}/execute': { method: 'POST', name: 'execute', body: true, tenant: true },
+} as const satisfies Record<string, { method: 'GET' | 'POST'; name: string; body: boolean; tenant: boolean }>;
+
+export type RouteTemplate = keyof typeof ROUTES;
+export type Route = (typeof ROUTES)[RouteTemplate];
 export type RouteName = Route['name'];
+
+/** The template of the route named `name`. */
+export function routeTemplate(name: RouteName): RouteTemplate {
+  const found = (Object.keys(ROUTES) as RouteTemplate[]).find((template) => ROUTES[template].name === name);
+  if (found === undefined) throw new Error(`no route named ${name}`);
+  return found;
+}
+
+/**
+ * The path of a call to `name` (`/health`, `/t/acme/execute`); a tenant route needs its tenant, and
+ * only a tenant route takes one. The tenant is not checked here: the API answers a malformed one.
+ */
+export function routePath(name: RouteName, tenant?: string): string {
+  const template = routeTemplate(name);
+  if (!ROUTES[template].tenant) {
+    if (tenant !== undefined) throw new TypeError(`${name} is not a tenant route; it takes no tenant`);
+    return template;
+  }
+  if (tenant === undefined || tenant === '') throw new TypeError(`${name} needs a tenant: its path is ${template}`);
+  return template.replace(`{${TENANT_PARAMETER}}`, encodeURIComponent(tenant));
+}
 
 export const ValidateRequestSchema = z.strictObject({
   script: z.string(),
@@ -156,8 +189,13 @@ export const IsolationStatusSchema = z.strictObject({
   sharedTenancyReason: z.string().optional(),
   mode: z.enum(ISOLATION_MODES),
   boundary: z.enum(ISOLATION_BOUNDARIES),
-  /** Lambda's cap on tenant execution environments (active or idle): 2,500 per 1,000 concurrency. */
+  /**
+   * Lambda's cap on tenant execution environments (active or idle), as AWS states it: 2,500 per
+   * 1,000 of the function's concurrency, applied here to the reserved concurrency.
+   */
   maxTenantEnvironments: count.optional(),
+  /** Who may name which tenant in `/t/{tenant}/` (layers/contract/isolation.ts TENANT_BINDINGS). */
+  tenantBinding: z.enum(TENANT_BINDINGS),
 });
 export type IsolationStatus = z.infer<typeof IsolationStatusSchema>;
 
@@ -242,8 +280,11 @@ export const ERROR_STATUS = {
   CONTEXT_NOT_DATA: 400,
   UNKNOWN_FIELD: 400,
   INVALID_TENANT: 400,
-  TENANT_REQUIRED: 400,
   INVALID_SESSION: 400,
+  /** The caller is not an identity this deployment admits (not a session of its tenant or orchestrator role). */
+  CALLER_NOT_ALLOWED: 403,
+  /** The path's tenant is not the one the caller's identity is bound to. */
+  TENANT_MISMATCH: 403,
   NOT_FOUND: 404,
   /** GET /help: no installed page has that topic (in that package); `suggestions` has the nearest. */
   HELP_TOPIC_NOT_FOUND: 404,
@@ -266,9 +307,10 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode
 
 /**
  * Why a 503 THROTTLED: `concurrency` (the execute function's reserved concurrency or the account's),
- * `invocation-rate` (Lambda's invocation rate limits), `tenant-environments` (under PER_TENANT, Lambda's
- * cap of 2,500 tenant execution environments, active or idle, per 1,000 concurrency: new isolation
- * keys must wait until idle environments are reclaimed).
+ * `invocation-rate` (Lambda's invocation rate limits), `tenant-environments` (under PER_TENANT, a
+ * throttle whose Reason names neither: **probably** Lambda's cap on tenant execution environments,
+ * which AWS states as 2,500 active or idle per 1,000 concurrency and answers with no Reason of its
+ * own; an inference, never a certainty: the raw Reason is in the API function's log).
  */
 export const THROTTLE_REASONS = ['concurrency', 'invocation-rate', 'tenant-environments'] as const;
 export type ThrottleReason = (typeof THROTTLE_REASONS)[number];
@@ -309,7 +351,7 @@ const THROTTLE_MESSAGES: Readonly<Record<ThrottleReason, string>> = {
   concurrency: GENERIC_5XX[503]!,
   'invocation-rate': 'the execute function is at its invocation rate limit; retry after the Retry-After interval',
   'tenant-environments':
-    'the execute function is at its cap on isolated execution environments (active or idle); retry after the Retry-After interval, or reuse an isolation key (tenant or session) that already has one',
+    'the execute function was throttled without a reason Lambda documents; under tenant isolation that is probably its cap on isolated execution environments (active or idle): retry after the Retry-After interval, or reuse an isolation key (tenant or session) that already has one',
 };
 
 /** The caller-facing message for `code`: `message` below 500, the fixed wording from 500 up. */

@@ -39,6 +39,20 @@ export function tenantEnvironmentCap(concurrency: number): number {
 }
 
 /**
+ * Who may name which tenant (the path's `/t/{tenant}/`), as the API function checks it against the
+ * caller's IAM identity (functions/api/http/caller.ts) and the stack's policies enforce it:
+ * - `identity`: the caller is a session of the tenant role named after its tenant and tagged with it
+ *   (TENANT_TAG_KEY); IAM allows it only its own tenant's path, and the API refuses any other.
+ * - `single-orchestrator`: one trusted role names every tenant (an explicit deployment choice).
+ * - `unchecked`: no IAM in front (the local stack, sam local): the path's tenant is taken as given.
+ */
+export const TENANT_BINDINGS = ['identity', 'single-orchestrator', 'unchecked'] as const;
+export type TenantBinding = (typeof TENANT_BINDINGS)[number];
+
+/** The principal tag (role tag or STS session tag) that names a caller's tenant under `identity`. */
+export const TENANT_TAG_KEY = 'jube-tenant';
+
+/**
  * The separator in an isolation key: tenants and sessions are [a-z0-9-], so `_` only ever joins
  * them (`<tenant>`, `<tenant>_<session>`, `<tenant>__<run id>`; derived in
  * functions/api/invoke/isolation-key.ts).

@@ -3,7 +3,7 @@
  * with a warm runner vs the handler cold (JUBE_R_WARM=off) vs bare `Rscript -e` vs `callr::r()`
  * (timed inside one R process), for four scripts; the cost of replacing the runner after a call
  * (time until the next is ready, its resident memory); the same two target scripts through the
- * local stack over HTTP (`POST /execute` as `npm start` serves it, its own defaults: warm, bubblewrap
+ * local stack over HTTP (`POST /t/{tenant}/execute` as `npm start` serves it, its own defaults: warm, bubblewrap
  * where it works), warm vs cold vs bare `Rscript -e`, side by side; and 50 sequential calls through
  * the local stack, warm vs cold, in calls per second. Targets: warm dplyr summary <= 0.25x bare
  * Rscript, warm `1 + 1` <= 0.3x bare, cold no slower than before; over HTTP, warm `1 + 1` and dplyr
@@ -102,7 +102,7 @@ async function quietStack(warm: 'on' | 'off', tmpRoot: string) {
 }
 
 async function postScript(url: string, script: string): Promise<void> {
-  const response = await fetch(`${url}/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script }) });
+  const response = await fetch(`${url}/t/bench/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script }) });
   const body = (await response.json()) as { status?: string; error?: unknown };
   if (response.status !== 200 || body.status !== 'ok') throw new Error(`bench call failed: ${response.status} ${JSON.stringify(body)}`);
 }
@@ -117,7 +117,7 @@ async function warmReady(url: string): Promise<void> {
 }
 
 /**
- * The two target scripts through the local stack over HTTP, each call a full `POST /execute`
+ * The two target scripts through the local stack over HTTP, each call a full `POST /t/{tenant}/execute`
  * (validation, the invoke, the run, the response), warm and cold stacks side by side with bare
  * `Rscript -e`, interleaved per round so a load change hits all three alike.
  */
@@ -165,7 +165,7 @@ async function sequential(): Promise<void> {
     try {
       await stack.warm();
       const post = async () => {
-        const response = await fetch(`${stack.url}/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script: 'x <- c(1, 2, 3)\nmean(x)' }) });
+        const response = await fetch(`${stack.url}/t/bench/execute`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ script: 'x <- c(1, 2, 3)\nmean(x)' }) });
         if (response.status !== 200) throw new Error(`bench call failed: ${response.status} ${await response.text()}`);
       };
       await post();

@@ -29,20 +29,17 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Every call names its tenant: the container runtime is PER_TENANT, as every deployed stack. */
-const TENANT = { 'x-jube-tenant': 'acme' };
-
-const execute = async (body: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${stack!.url}/execute`, {
+const execute = async (body: unknown, tenant = 'acme') => {
+  const response = await fetch(`${stack!.url}/t/${tenant}/execute`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...TENANT, ...headers },
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as unknown };
 };
 
 describe('the local stack with the execute function in the container', () => {
-  it('emulates what is deployed with no variable set: PER_TENANT, a container per key, a tenant required, and warm', async () => {
+  it('emulates what is deployed with no variable set: PER_TENANT, a container per key, a tenant in the path, and warm', async () => {
     const health = async () => (await (await fetch(`${stack!.url}/health`)).json()) as { isolation: Record<string, unknown>; warm: Record<string, unknown> };
     const before = await health();
     const untenanted = await fetch(`${stack!.url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ script: '1' }) });
@@ -51,7 +48,8 @@ describe('the local stack with the execute function in the container', () => {
 
     expect(before.isolation).toMatchObject({ tenancy: 'PER_TENANT', boundary: 'container-per-key' });
     expect(before.warm).toEqual({ enabled: true, state: 'not-loaded' });
-    expect(untenanted.status).toBe(400);
+    // The tenant-less route is gone: every call names its tenant in the path.
+    expect(untenanted.status).toBe(404);
     expect(served.body).toMatchObject({ status: 'ok' });
     // The key's environment registered its warm start during its Init.
     expect(after.warm).toEqual({ enabled: true, state: 'ready' });
@@ -67,7 +65,7 @@ describe('the local stack with the execute function in the container', () => {
   });
 
   it('binds a tenant table from the local data dir mounted into the container', async () => {
-    const { status, body } = await execute({ script: 'cat(sum(sales$amount), "\\n")', dataframes: [{ name: 'sales', dataPointer: 'sales' }] });
+    const { status, body } = await execute({ script: 'cat(sum(sales$amount), "\\n")', dataframes: [{ name: 'sales', dataPointer: 'sales' }] }, 'acme');
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', consoleOutput: '42 \n' });
   });
@@ -91,7 +89,7 @@ describe('the local stack, container runtime, a script that kills the execute ha
 
   it('costs only its own call: a clear 502 of the API, then the next call is served', async () => {
     const post = async (script: string) => {
-      const response = await fetch(`${killable!.url}/execute`, { method: 'POST', headers: { 'content-type': 'application/json', ...TENANT }, body: JSON.stringify({ script }) });
+      const response = await fetch(`${killable!.url}/t/acme/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ script }) });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     // The issue's payload shape: it passes the validate function's static walk (no forbidden name
@@ -133,9 +131,9 @@ describe.each([
   });
 
   const hostOf = async (session: string) => {
-    const response = await fetch(`${keyed!.url}/execute`, {
+    const response = await fetch(`${keyed!.url}/t/acme/execute`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-jube-tenant': 'acme', 'x-jube-session': session },
+      headers: { 'content-type': 'application/json', 'x-jube-session': session },
       body: JSON.stringify({ script: 'cat(Sys.info()[["nodename"]])' }),
     });
     const body = ExecuteResponseSchema.parse(await response.json());

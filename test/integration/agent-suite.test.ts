@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HealthResponseSchema } from '../../layers/contract/api.ts';
+import { HealthResponseSchema, routePath } from '../../layers/contract/api.ts';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
 import { ValidationResultSchema, type ValidationResult } from '../../layers/contract/validation.ts';
 import { postJson, request, startStack, type RunningStack } from './local-stack.ts';
@@ -321,7 +321,7 @@ async function attempt(body: Body): Promise<Reply> {
   let bytes = Buffer.byteLength(validate.text);
   let textBytes = bytes;
   if (!validation.valid) return { validation, bytes, textBytes };
-  const execute = await postJson(`${stack.url}/execute`, body, { 'X-Jube-Tenant': TENANT });
+  const execute = await postJson(`${stack.url}${routePath('execute', TENANT)}`, body);
   expect(execute.status, execute.text.slice(0, 500)).toBe(200);
   const response = ExecuteResponseSchema.parse(execute.json);
   bytes += Buffer.byteLength(execute.text);

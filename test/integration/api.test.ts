@@ -41,7 +41,7 @@ describe('the local stack', () => {
     const helpMs = await baselineMs(() => execa(process.execPath, [`${REPO}/scripts/jube-r.mjs`, 'serve', '--help']));
     expect(stack.startMs).toBeLessThan(Math.max(3000, 3 * helpMs));
     expect(stack.output()).toContain(`jube-r listening on ${stack.url}`);
-    expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/execute -H 'Content-Type: application/json' -d '\\{"script":`));
+    expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/t/demo/execute -H 'Content-Type: application/json' -d '\\{"script":`));
   });
 
   it('serves GET /health with the live rules and limits', async () => {
@@ -99,12 +99,14 @@ describe('ingress errors over HTTP', () => {
   it.each([
     ['wrong content type', () => request(`${stack.url}/validate`, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{"script":"1"}' }), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     ['malformed JSON', () => postJson(`${stack.url}/validate`, '{"script": '), 400, 'INVALID_JSON'],
-    ['unknown field', () => postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: 1, colour: 'red' }] }), 400, 'UNKNOWN_FIELD'],
-    ['wrong type', () => postJson(`${stack.url}/execute`, { script: '1', timeoutSeconds: 'soon' }), 400, 'INVALID_REQUEST'],
-    ['null variable', () => postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: null }] }), 400, 'INVALID_REQUEST'],
+    ['unknown field', () => postJson(`${stack.url}/t/acme/execute`, { script: '1', variables: [{ name: 'a', value: 1, colour: 'red' }] }), 400, 'UNKNOWN_FIELD'],
+    ['wrong type', () => postJson(`${stack.url}/t/acme/execute`, { script: '1', timeoutSeconds: 'soon' }), 400, 'INVALID_REQUEST'],
+    ['null variable', () => postJson(`${stack.url}/t/acme/execute`, { script: '1', variables: [{ name: 'a', value: null }] }), 400, 'INVALID_REQUEST'],
     ['unknown route', () => request(`${stack.url}/nowhere`), 404, 'NOT_FOUND'],
-    ['wrong method', () => request(`${stack.url}/execute`), 405, 'METHOD_NOT_ALLOWED'],
-    ['invalid tenant', () => postJson(`${stack.url}/execute`, { script: '1' }, { 'X-Jube-Tenant': '../other' }), 400, 'INVALID_TENANT'],
+    ['wrong method', () => request(`${stack.url}/t/acme/execute`), 405, 'METHOD_NOT_ALLOWED'],
+    ['invalid tenant', () => postJson(`${stack.url}/t/Not_A_Tenant/execute`, { script: '1' }), 400, 'INVALID_TENANT'],
+    ['a tenant that is no one path segment', () => postJson(`${stack.url}/t/..%2Fother/execute`, { script: '1' }), 404, 'NOT_FOUND'],
+    ['the old tenant-less route', () => postJson(`${stack.url}/execute`, { script: '1' }), 404, 'NOT_FOUND'],
   ])('%s', async (_name, send, status, code) => {
     const answer = await send();
     expect(answer.status).toBe(status);
@@ -115,14 +117,14 @@ describe('ingress errors over HTTP', () => {
   });
 
   it('names the unknown field by its path and explains a null value', async () => {
-    const unknown = await postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: 1, colour: 'red' }] });
+    const unknown = await postJson(`${stack.url}/t/acme/execute`, { script: '1', variables: [{ name: 'a', value: 1, colour: 'red' }] });
     expect(unknown.json['message']).toContain('variables[0].colour');
-    const nulled = await postJson(`${stack.url}/execute`, { script: '1', variables: [{ name: 'a', value: null }] });
+    const nulled = await postJson(`${stack.url}/t/acme/execute`, { script: '1', variables: [{ name: 'a', value: null }] });
     expect(nulled.json['message']).toContain('omit');
   });
 
   it('refuses a plot size out of bounds with 400 at the field, naming the bound', async () => {
-    const answer = await postJson(`${stack.url}/execute`, { script: 'plot(1)', plots: { width: 5000 } });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script: 'plot(1)', plots: { width: 5000 } });
     expect(answer.status).toBe(400);
     expect(ErrorBodySchema.parse(answer.json)).toMatchObject({ code: 'INVALID_REQUEST', issues: [{ path: 'plots.width', message: 'width must be at most 2048 pixels' }] });
   });
@@ -135,7 +137,7 @@ describe('ingress errors over HTTP', () => {
 describe('POST /execute with real R', () => {
   it('runs a script with variables and returns its structured result', async () => {
     const script = 'total <- sum(xs) * k\ncat("total is", total, "\\n")\ncat("<<<JUBE_RESULT_START>>>", sprintf(\'{"total": %d}\', total), "<<<JUBE_RESULT_END>>>", sep = "")';
-    const answer = await postJson(`${stack.url}/execute`, { script, variables: [{ name: 'xs', value: [1, 2, 3] }, { name: 'k', value: 10 }] });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script, variables: [{ name: 'xs', value: [1, 2, 3] }, { name: 'k', value: 10 }] });
     expect(answer.status).toBe(200);
     const response = ExecuteResponseSchema.parse(answer.json);
     expect(response).toMatchObject({ status: 'ok', error: null, timedOut: false, result: { total: 60 } });
@@ -144,7 +146,7 @@ describe('POST /execute with real R', () => {
 
   it('returns a plot, a file from out/, the last value and the context bound as .context', async () => {
     const script = 'plot(.context$xs, main = "over HTTP")\nwrite.csv(data.frame(x = .context$xs), "out/xs.csv", row.names = FALSE)\nsum(.context$xs)';
-    const answer = await postJson(`${stack.url}/execute`, { script, context: { xs: [1, 2, 3] }, plots: { width: 320, height: 240 } });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script, context: { xs: [1, 2, 3] }, plots: { width: 320, height: 240 } });
     expect(answer.status).toBe(200);
     const response = ExecuteResponseSchema.parse(answer.json);
     expect(response).toMatchObject({ status: 'ok', value: { kind: 'json', json: 6 }, plots: [{ mimeType: 'image/png', width: 320, height: 240 }] });
@@ -153,7 +155,7 @@ describe('POST /execute with real R', () => {
   });
 
   it("reports the script's own failure as a 200 with status error", async () => {
-    const answer = await postJson(`${stack.url}/execute`, { script: 'stop("no such column")' });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script: 'stop("no such column")' });
     expect(answer.status).toBe(200);
     expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({
       status: 'error', timedOut: false, errorType: 'execution', retryable: true, errorDetails: { message: 'no such column', line: 1, column: 1 },
@@ -162,7 +164,7 @@ describe('POST /execute with real R', () => {
   });
 
   it('rejects a forbidden script without running it', async () => {
-    const answer = await postJson(`${stack.url}/execute`, { script: 'system("touch /tmp/x")' });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script: 'system("touch /tmp/x")' });
     expect(answer.status).toBe(200);
     const response = ExecuteResponseSchema.parse(answer.json);
     expect(response).toMatchObject({ status: 'rejected', consoleOutput: '', timedOut: false });
@@ -170,14 +172,14 @@ describe('POST /execute with real R', () => {
   });
 
   it('times out a script that never ends', async () => {
-    const answer = await postJson(`${stack.url}/execute`, { script: 'repeat {}', timeoutSeconds: 1 });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script: 'repeat {}', timeoutSeconds: 1 });
     expect(answer.status).toBe(200);
     expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: true });
     expect(answer.json['error']).toContain('1 s');
   });
 
   it('clamps timeoutSeconds to the maximum instead of refusing it', async () => {
-    const answer = await postJson(`${stack.url}/execute`, { script: 'Sys.sleep(60)', timeoutSeconds: 600 });
+    const answer = await postJson(`${stack.url}/t/acme/execute`, { script: 'Sys.sleep(60)', timeoutSeconds: 600 });
     expect(answer.status).toBe(200);
     expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: true });
     expect(answer.json['error']).toContain('6 s');
@@ -189,7 +191,7 @@ describe('POST /execute with real R', () => {
   });
 
   it('holds a run to the request\'s output budget and says what to raise', async () => {
-    const answer = await postJson(`${stack.url}/execute`, {
+    const answer = await postJson(`${stack.url}/t/acme/execute`, {
       script: 'for (i in 1:240) warning("same")\nprint(data.frame(id = 1:60000))\ninvisible(NULL)',
       outputBudget: { consoleBytes: 2048 },
     });

@@ -97,7 +97,7 @@ describe('curl --aws-sigv4 (docs/deploying.md)', () => {
     const { stdout } = await run(
       'curl',
       ['-s', '--aws-sigv4', `aws:amz:${REGION}:execute-api`, '--user', `${KEYS.accessKeyId}:${KEYS.secretAccessKey}`,
-        '-X', 'POST', `${stack.url}/execute`, '-H', 'Content-Type: application/json', '-H', 'X-Jube-Tenant: acme',
+        '-X', 'POST', `${stack.url}/t/acme/execute`, '-H', 'Content-Type: application/json',
         '-d', '{"script":"cat(mean(c(1, 2, 3)))"}'],
       { timeout: 60_000 },
     );

@@ -14,7 +14,7 @@ beforeAll(async () => {
   stack = await startStack({ JUBE_R_MAX_INFLIGHT_EXECUTE: String(CAP), JUBE_R_SCRIPT_TIMEOUT_SECONDS: '20' });
   // Warm: the validator, the execute handler and the sandbox probe, so timings measure serving only.
   await request(`${stack.url}/health`);
-  await postJson(`${stack.url}/execute`, { script: '1' });
+  await postJson(`${stack.url}/t/acme/execute`, { script: '1' });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -51,7 +51,7 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
 describe('the reserved-concurrency cap', () => {
   it('answers /health while two slow scripts occupy the cap, without waiting for either', async () => {
     let settled = 0;
-    const slow = [1, 2].map(() => postJson(`${stack.url}/execute`, { script: 'Sys.sleep(10)\ncat("slept")' }).finally(() => (settled += 1)));
+    const slow = [1, 2].map(() => postJson(`${stack.url}/t/acme/execute`, { script: 'Sys.sleep(10)\ncat("slept")' }).finally(() => (settled += 1)));
     expect(await waitFor(async () => (await liveWorkdirs(stack.tmpRoot)).size === CAP, 15_000)).toBe(true);
 
     const health = await request(`${stack.url}/health`);
@@ -69,7 +69,7 @@ describe('the reserved-concurrency cap', () => {
     const started = performance.now();
     const answers = await Promise.all(
       Array.from({ length: FLOOD }, async (_, i) => {
-        const answer = await postJson(`${stack.url}/execute`, { script: `cat("run-${i}\\n")\nSys.sleep(3)` });
+        const answer = await postJson(`${stack.url}/t/acme/execute`, { script: `cat("run-${i}\\n")\nSys.sleep(3)` });
         return { i, answer, at: performance.now() - started };
       }),
     );
@@ -98,7 +98,7 @@ describe('the reserved-concurrency cap', () => {
 
 describe('shutdown', () => {
   it('exits cleanly on SIGTERM with a script running and leaves no R process behind', async () => {
-    const running = postJson(`${stack.url}/execute`, { script: 'Sys.sleep(30)' }).catch((error: unknown) => error);
+    const running = postJson(`${stack.url}/t/acme/execute`, { script: 'Sys.sleep(30)' }).catch((error: unknown) => error);
     expect(await waitFor(async () => (await liveWorkdirs(stack.tmpRoot)).size === 1, 15_000)).toBe(true);
     const tmpRoot = stack.tmpRoot;
 

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { postJson, REPO, startStack, type RunningStack } from './local-stack.ts';
+import { routePath } from '../../layers/contract/api.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -34,8 +35,8 @@ interface Answer {
 let stack: RunningStack | undefined;
 let base: string;
 
-async function execute(body: unknown, tenant?: string): Promise<Answer> {
-  const answer = await postJson(`${stack!.url}/execute`, body, tenant === undefined ? {} : { 'X-Jube-Tenant': tenant });
+async function execute(body: unknown, tenant: string): Promise<Answer> {
+  const answer = await postJson(`${stack!.url}${routePath('execute', tenant)}`, body);
   return { status: answer.status, contentType: answer.headers.get('content-type'), text: answer.text, body: answer.json };
 }
 
@@ -146,8 +147,8 @@ describe('POST /execute with dataframes', () => {
     expect(answer.body).toMatchObject({ status: 'ok', result: { rows: 5, weight: 84, regions: ['north', 'south'] } });
   });
 
-  it('uses the "default" tenant when no tenant header is sent', async () => {
-    const answer = await execute({ script: RESULT('list(n = d$n)'), dataframes: [{ name: 'd', dataPointer: 'plain' }] });
+  it("resolves under the path's tenant, whatever its name (a tenant called default is one like any other)", async () => {
+    const answer = await execute({ script: RESULT('list(n = d$n)'), dataframes: [{ name: 'd', dataPointer: 'plain' }] }, 'default');
     expect(answer.body).toMatchObject({ status: 'ok', result: { n: 7 } });
   });
 
@@ -163,7 +164,7 @@ describe('POST /execute with dataframes', () => {
 
 describe('unresolved data pointers', () => {
   const script = RESULT('list(n = nrow(d))');
-  const cases: readonly [string, string | undefined, readonly string[]][] = [
+  const cases: readonly [string, string, readonly string[]][] = [
     ['missing', 'acme', ['nothing-here']],
     ['another tenant\'s', 'acme', ['secret']],
     ['a traversal attempt', 'acme', ['../globex/secret']],
@@ -172,7 +173,7 @@ describe('unresolved data pointers', () => {
     ['empty', 'acme', ['']],
     ['a symlink out of the data directory', 'acme', ['escape']],
     ['a symlink into another tenant', 'acme', ['crossing']],
-    ['another tenant\'s, from the default tenant', undefined, ['measurements']],
+    ['another tenant\'s, from the tenant called default', 'default', ['measurements']],
     ['one bad among good ones', 'acme', ['measurements', 'secret']],
   ];
 
@@ -205,16 +206,17 @@ describe('unresolved data pointers', () => {
   });
 });
 
-describe('tenant header', () => {
+describe("the path's tenant", () => {
   it.each([
-    ['upper case', 'ACME'],
-    ['a traversal', '../acme'],
-    ['a slash', 'acme/x'],
-    ['too long', 'a'.repeat(64)],
-  ])('refuses a tenant header that is %s', async (_label, tenant) => {
+    ['upper case', 'ACME', 400, 'INVALID_TENANT'],
+    ['too long', 'a'.repeat(64), 400, 'INVALID_TENANT'],
+    // Not one path segment once decoded: no route has that shape.
+    ['a traversal', '../acme', 404, 'NOT_FOUND'],
+    ['a slash', 'acme/x', 404, 'NOT_FOUND'],
+  ])('refuses a tenant that is %s before any data is resolved', async (_label, tenant, status, code) => {
     const answer = await execute({ script: RESULT('list(n = nrow(d))'), dataframes: [{ name: 'd', dataPointer: 'measurements' }] }, tenant);
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: 'INVALID_TENANT' });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ code });
   });
 });
 

@@ -6,7 +6,7 @@
  * (test/image/local-stack-container.test.ts shows the container runtime doing so.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema, HealthResponseSchema } from '../../layers/contract/api.ts';
+import { ErrorBodySchema, HealthResponseSchema, routePath } from '../../layers/contract/api.ts';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { request, startStack, type RunningStack } from './local-stack.ts';
 
@@ -20,8 +20,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const execute = (headers: Record<string, string>) =>
-  request(`${stack.url}/execute`, {
+const execute = (tenant: string, headers: Record<string, string> = {}) =>
+  request(`${stack.url}${routePath('execute', tenant)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ script: 'cat(6 * 7)' }),
@@ -45,14 +45,14 @@ describe('the local stack as a PER_TENANT deployment', () => {
   it('reports PER_TENANT and session keys in /health, and that host R keeps no keys apart', async () => {
     const { status, json } = await request(`${stack.url}/health`);
     expect(status).toBe(200);
-    expect(HealthResponseSchema.parse(json).isolation).toEqual({ tenancy: 'PER_TENANT', mode: 'session', boundary: 'none', maxTenantEnvironments: 5 });
+    expect(HealthResponseSchema.parse(json).isolation).toEqual({ tenancy: 'PER_TENANT', mode: 'session', boundary: 'none', maxTenantEnvironments: 5, tenantBinding: 'unchecked' });
   });
 
-  it('passes the tenant and the session to the execute invocation as its TenantId', async () => {
+  it("passes the path's tenant and the session to the execute invocation as its TenantId", async () => {
     const answers = [
-      await execute({ 'x-jube-tenant': 'acme', 'x-jube-session': 'agent-1' }),
-      await execute({ 'X-Jube-Tenant': 'acme', 'X-Jube-Session': 'agent-2' }),
-      await execute({ 'x-jube-tenant': 'acme' }),
+      await execute('acme', { 'x-jube-session': 'agent-1' }),
+      await execute('acme', { 'X-Jube-Session': 'agent-2' }),
+      await execute('acme'),
     ];
     for (const answer of answers) {
       expect(answer.status).toBe(200);
@@ -65,11 +65,11 @@ describe('the local stack as a PER_TENANT deployment', () => {
   });
 
   it.each([
-    ['no tenant', { 'x-jube-session': 'agent-1' }, 'TENANT_REQUIRED'],
-    ['a malformed session', { 'x-jube-tenant': 'acme', 'x-jube-session': 'Agent 1' }, 'INVALID_SESSION'],
-    ['a session one character too long', { 'x-jube-tenant': 'acme', 'x-jube-session': 'a'.repeat(64) }, 'INVALID_SESSION'],
-  ])('refuses %s with 400 before anything runs', async (_name, headers, code) => {
-    const { status, json } = await execute(headers);
+    ['a malformed tenant', 'Acme', {}, 'INVALID_TENANT'],
+    ['a malformed session', 'acme', { 'x-jube-session': 'Agent 1' }, 'INVALID_SESSION'],
+    ['a session one character too long', 'acme', { 'x-jube-session': 'a'.repeat(64) }, 'INVALID_SESSION'],
+  ])('refuses %s with 400 before anything runs', async (_name, tenant, headers, code) => {
+    const { status, json } = await execute(tenant, headers);
     expect(status).toBe(400);
     expect(ErrorBodySchema.parse(json).code).toBe(code);
   });

@@ -13,7 +13,7 @@ let stack: RunningStack;
 beforeAll(async () => {
   stack = await startStack({ JUBE_R_SCRIPT_TIMEOUT_SECONDS: '30', JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX: '30' });
   await request(`${stack.url}/health`);
-  await postJson(`${stack.url}/execute`, { script: '1' });
+  await postJson(`${stack.url}/t/acme/execute`, { script: '1' });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -43,7 +43,7 @@ describe('a validated script that leaves hostile leftovers', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    const attack = await postJson(`${stack.url}/execute`, { script: ATTACK, timeoutSeconds: 30 });
+    const attack = await postJson(`${stack.url}/t/acme/execute`, { script: ATTACK, timeoutSeconds: 30 });
     polling = false;
     await poll;
 
@@ -58,7 +58,7 @@ describe('a validated script that leaves hostile leftovers', () => {
     expect(Math.max(...healthMs)).toBeLessThan(200);
 
     for (let i = 0; i < 10; i += 1) {
-      const next = await postJson(`${stack.url}/execute`, { script: `cat(${i} + 1)` });
+      const next = await postJson(`${stack.url}/t/acme/execute`, { script: `cat(${i} + 1)` });
       expect(ExecuteResponseSchema.parse(next.json)).toMatchObject({ status: 'ok', consoleOutput: String(i + 1) });
     }
   });

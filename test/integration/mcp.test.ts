@@ -170,6 +170,7 @@ describe('over Streamable HTTP: an MCP session is an X-Jube-Session', () => {
     const seen: string[] = [];
     const api = createJubeRClient({
       baseUrl: target.url,
+      tenant: 'acme',
       fetch: (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
         const session = new Headers(init?.headers).get('x-jube-session');
         if (session !== null) seen.push(session);

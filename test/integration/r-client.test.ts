@@ -16,6 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, startStack, type RunningStack } from './local-stack.ts';
+import { routePath } from '../../layers/contract/api.ts';
 
 const run = promisify(execFile);
 const KEYS = { id: 'AKIDJUBERRCLIENT', secret: 'jube-r-r-client-secret', region: 'eu-west-1' };
@@ -30,7 +31,7 @@ const urls: Record<string, string> = {};
 const listen = (server: Server) =>
   new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
 
-/** Answers /execute as `mode` says: throttle twice then succeed, always throttle, or a 504 (the script may have run). */
+/** Answers /t/acme/execute as `mode` says: throttle twice then succeed, always throttle, or a 504 (the script may have run). */
 function scriptedServer(): Server {
   let mode = 'throttle-twice';
   let executes = 0;
@@ -50,7 +51,7 @@ function scriptedServer(): Server {
         return send(200, '{}');
       }
       if (url === '/count') return send(200, JSON.stringify({ execute: executes }));
-      if (url !== '/execute') return send(404, error('NOT_FOUND', 'no route'));
+      if (url !== routePath('execute', 'acme')) return send(404, error('NOT_FOUND', 'no route'));
       executes += 1;
       if (mode === 'deadline') return send(504, error('EXECUTE_DEADLINE', 'the execute function did not answer in time'));
       if (mode === 'throttle-always' || executes <= 2) return send(503, error('THROTTLED', 'at its concurrency limit'), { 'Retry-After': '1' });

@@ -30,12 +30,12 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boole
 describe('the local stack with the warm start', () => {
   it('keeps one warm runner per execution slot, serves calls from them, and leaves none after it stops', async () => {
     // The execute handler loads with the first call; its pool fills then.
-    const first = await postJson(`${stack.url}/execute`, { script: 'x <- c(1, 2, 3)\nmean(x)' });
+    const first = await postJson(`${stack.url}/t/acme/execute`, { script: 'x <- c(1, 2, 3)\nmean(x)' });
     expect(first.status).toBe(200);
     expect(await waitFor(async () => (await warmRunners()).length === SLOTS, 20_000)).toBe(true);
     const before = new Set((await warmRunners()).map((p) => p.pid));
 
-    const second = await postJson(`${stack.url}/execute`, { script: 'cat(6 * 7)' });
+    const second = await postJson(`${stack.url}/t/acme/execute`, { script: 'cat(6 * 7)' });
 
     expect(second.status).toBe(200);
     expect(second.json['consoleOutput']).toBe('42');
@@ -58,7 +58,7 @@ describe("npm start's entry with no variables (scripts/jube-r.mjs serve)", () =>
       const runners = async () => (await processesMentioning(plain.tmpRoot)).filter((p) => p.cmdline.some((a) => a.startsWith('--warm=')));
 
       const before = await health();
-      const call = await postJson(`${plain.url}/execute`, { script: 'cat(1 + 1)' });
+      const call = await postJson(`${plain.url}/t/acme/execute`, { script: 'cat(1 + 1)' });
 
       expect(before.warm.enabled).toBe(true);
       expect(call.status).toBe(200);

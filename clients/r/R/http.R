@@ -58,7 +58,6 @@ http_call <- function(client, method, path, query = list(), body = NULL, timeout
   }
   headers <- c(Accept = "application/json")
   if (!is.null(body)) headers[["Content-Type"]] <- "application/json"
-  if (!is.null(client$tenant)) headers[["X-Jube-Tenant"]] <- client$tenant
   if (!is.null(client$session)) headers[["X-Jube-Session"]] <- client$session
   if (!is.null(client$credentials)) {
     host <- sub("^https?://([^/]+).*$", "\\1", client$url)

@@ -1,4 +1,4 @@
-# A dsprrr code runner backed by a jube-r API: execute(code, context) is one POST /execute,
+# A dsprrr code runner backed by a jube-r API: execute(code, context) is one POST /t/{tenant}/execute,
 # policy() comes from GET /health. Nothing is signalled from execute(): a script's failure is an
 # `execution` result, the service's (HTTP errors, no answer) an `interpreter` one.
 
@@ -34,12 +34,18 @@ input_problem <- function(code, context) {
   NULL
 }
 
-# POST /execute, waiting out throttles: list(response, waited) or a transport error condition.
+# The tenant's execute route (docs/api.md): the tenant is in the path, where IAM binds it to the
+# caller's identity.
+execute_path <- function(tenant) {
+  paste0("/t/", curl::curl_escape(tenant), "/execute")
+}
+
+# POST /t/{tenant}/execute, waiting out throttles: list(response, waited) or a transport error condition.
 post_execute <- function(client, body, http_timeout, throttle_wait) {
   waited <- 0
   repeat {
     response <- tryCatch(
-      http_call(client, "POST", "/execute", body = body, timeout_seconds = http_timeout),
+      http_call(client, "POST", execute_path(client$tenant), body = body, timeout_seconds = http_timeout),
       jube_transport_error = function(e) e
     )
     if (inherits(response, "jube_transport_error") || !is_throttle(response)) break
@@ -100,6 +106,10 @@ policy_of <- function(client) {
 jube_runner <- function(url, ..., timeout = 10, max_output_chars = 100000L, tenant = NULL, session = NULL,
                         credentials = NULL, region = NULL, throttle_wait = 30) {
   check_runner_args(timeout, max_output_chars, throttle_wait)
+  if (!is.character(tenant) || length(tenant) != 1L || is.na(tenant) || !nzchar(tenant)) {
+    stop("`tenant` must be one string: the runner calls /t/{tenant}/execute (where the deployment binds ",
+         "tenants to identities, the tenant the credentials' role session is named after)", call. = FALSE)
+  }
   client <- new_client(url, tenant = tenant, session = session, credentials = credentials, region = region)
   max_output_chars <- as.integer(max_output_chars)
   structure(

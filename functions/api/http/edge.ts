@@ -7,6 +7,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { errorResponse } from './error-response.ts';
+import { ThrottledError } from './errors.ts';
 
 type ApiRequest = Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>;
 
@@ -45,6 +46,8 @@ export function edge(logger: Logger): MiddlewareObj<APIGatewayProxyEvent, APIGat
       const error = request.error;
       access(request, {
         errorName: error?.name,
+        // The throttle's `reason` for the caller is partly inferred; Lambda's own word, raw, is here.
+        ...(error instanceof ThrottledError ? { throttleReason: error.reason, lambdaThrottleReason: error.lambdaReason ?? null } : {}),
         ...(request.response.statusCode >= 500 ? { error } : { errorMessage: error?.message }),
       });
     },

@@ -44,10 +44,15 @@ export class InvalidSessionError extends ApiError {
   override readonly name = 'InvalidSessionError';
   readonly code = 'INVALID_SESSION';
 }
-/** Under PER_TENANT an invocation must name its tenant; a shared `default` would mix callers' environments. */
-export class TenantRequiredError extends ApiError {
-  override readonly name = 'TenantRequiredError';
-  readonly code = 'TENANT_REQUIRED';
+/** The caller is not a session of the role this deployment's tenant binding admits (caller.ts). */
+export class CallerNotAllowedError extends ApiError {
+  override readonly name = 'CallerNotAllowedError';
+  readonly code = 'CALLER_NOT_ALLOWED';
+}
+/** The path names a tenant other than the one the caller's identity is bound to (caller.ts). */
+export class TenantMismatchError extends ApiError {
+  override readonly name = 'TenantMismatchError';
+  readonly code = 'TENANT_MISMATCH';
 }
 export class RouteNotFoundError extends ApiError {
   override readonly name = 'RouteNotFoundError';
@@ -80,13 +85,20 @@ export class DataframeTooLargeError extends ApiError {
 /**
  * Lambda refused the invoke with TooManyRequestsException; never retried here. `reason` says which
  * limit (layers/contract/api.ts THROTTLE_REASONS), so a caller knows whether waiting or fewer new
- * isolation keys helps.
+ * isolation keys helps; `lambdaReason` is Lambda's own `Reason` as sent (none: undefined), which the
+ * edge logs, since `tenant-environments` is only ever inferred from its absence.
  */
 export class ThrottledError extends ApiError {
   override readonly name = 'ThrottledError';
   readonly code = 'THROTTLED';
-  constructor(readonly retryAfterSeconds: number, readonly reason: ThrottleReason = 'concurrency', options?: ErrorOptions) {
+  readonly lambdaReason: string | undefined;
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly reason: ThrottleReason = 'concurrency',
+    options?: ErrorOptions & { readonly lambdaReason?: string | undefined },
+  ) {
     super('the execute function is at its concurrency limit; retry after the Retry-After interval', options);
+    this.lambdaReason = options?.lambdaReason;
   }
 }
 /** The execute function failed as a function (crash, timeout, bad payload), not the script. */

@@ -36,7 +36,7 @@ export function ingress(options: { readonly maxBodyBytes: number }): MiddlewareO
   const ingressBefore = async (request: ApiRequest): Promise<void> => {
     const event = request.event;
     event.headers = lowerCaseHeaders(event.headers);
-    const route = matchRoute(event.httpMethod, event.path);
+    const { route } = matchRoute(event.httpMethod, event.path);
     if (!route.body) return;
 
     const size = bodyBytes(event);

@@ -116,17 +116,25 @@ function isThrottle(error: unknown): boolean {
 const CONCURRENCY_REASONS = new Set(['ConcurrentInvocationLimitExceeded', 'ReservedFunctionConcurrentInvocationLimitExceeded']);
 const RATE_REASONS = new Set(['FunctionInvocationRateLimitExceeded', 'ReservedFunctionInvocationRateLimitExceeded', 'CallerRateLimitExceeded']);
 
+/** Lambda's `Reason` on a TooManyRequestsException, as sent; undefined when it gave none. */
+export function lambdaThrottleReason(error: unknown): string | undefined {
+  const reason = (error as { Reason?: unknown } | null)?.Reason;
+  return typeof reason === 'string' && reason !== '' ? reason : undefined;
+}
+
 /**
  * Which limit a TooManyRequestsException hit, from its `Reason`. Lambda's Reason values name the
- * concurrency and rate limits only; AWS documents the cap on tenant environments (2,500 active or
+ * concurrency and rate limits only; AWS describes the cap on tenant environments (2,500 active or
  * idle per 1,000 concurrency, "Troubleshooting tenant isolation for Lambda functions") as a
  * TooManyRequestsException "Rate exceeded" with no Reason of its own. So under PER_TENANT a throttle
- * that names none of those limits is that cap; elsewhere it is read as concurrency.
+ * that names none of those limits (none, or one this code does not know) is *probably* that cap:
+ * `tenant-environments` is an inference, and the raw Reason goes to the log (ThrottledError.lambdaReason).
+ * Elsewhere it is read as concurrency.
  */
 export function throttleReason(error: unknown, perTenant: boolean): ThrottleReason {
-  const reason = (error as { Reason?: unknown } | null)?.Reason;
-  if (typeof reason === 'string' && CONCURRENCY_REASONS.has(reason)) return 'concurrency';
-  if (typeof reason === 'string' && RATE_REASONS.has(reason)) return 'invocation-rate';
+  const reason = lambdaThrottleReason(error);
+  if (reason !== undefined && CONCURRENCY_REASONS.has(reason)) return 'concurrency';
+  if (reason !== undefined && RATE_REASONS.has(reason)) return 'invocation-rate';
   return perTenant ? 'tenant-environments' : 'concurrency';
 }
 
@@ -151,7 +159,9 @@ export function createExecuteInvoker(
       try {
         output = await sendBefore(client, new InvokeCommand(invokeParams(config, event, isolationKey)), deadlineMs);
       } catch (error) {
-        if (isThrottle(error)) throw new ThrottledError(retryAfter(error), throttleReason(error, config.executePerTenant), { cause: error });
+        if (isThrottle(error)) {
+          throw new ThrottledError(retryAfter(error), throttleReason(error, config.executePerTenant), { cause: error, lambdaReason: lambdaThrottleReason(error) });
+        }
         if (isDeadline(error)) {
           throw new ExecuteDeadlineError(`the execute function did not answer within ${deadlineMs} ms`, { cause: error });
         }

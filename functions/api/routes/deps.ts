@@ -14,6 +14,7 @@ import type { DataPointerResolver } from '../data-pointers/types.ts';
 import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
 import type { SandboxStatus, WarmStatus } from '../../../layers/contract/api.ts';
 import type { IsolationBoundary } from '../../../layers/contract/isolation.ts';
+import type { CallerBinding } from '../http/caller.ts';
 
 export interface ApiDeps {
   readonly config: ServiceConfig;
@@ -31,6 +32,8 @@ export interface ApiDeps {
   readonly resolver: () => Promise<DataPointerResolver>;
   readonly invoker: () => Promise<ExecuteInvoker>;
   readonly sandbox: () => Promise<SandboxStatus>;
+  /** Who may name which tenant in the path (functions/api/http/caller.ts; GET /health `isolation.tenantBinding`). */
+  readonly callers: CallerBinding;
   /** What keeps two isolation keys apart where this API runs (GET /health `isolation.boundary`). */
   readonly isolationBoundary: IsolationBoundary;
   /** The execute side's warm start, as far as this API can see it (GET /health `warm`). */

@@ -7,7 +7,7 @@ import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
 import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
 import { isSandboxed } from '../../../layers/contract/sandbox-layers.ts';
-import { tenantEnvironmentCap, type IsolationBoundary } from '../../../layers/contract/isolation.ts';
+import { tenantEnvironmentCap, type IsolationBoundary, type TenantBinding } from '../../../layers/contract/isolation.ts';
 
 export function limitsOf(config: ServiceConfig, rules: ScriptRules): Limits {
   return {
@@ -72,7 +72,7 @@ export function limitsOf(config: ServiceConfig, rules: ScriptRules): Limits {
 }
 
 /** How calls are keyed here and what keeps two keys apart (`boundary`, from where the API runs). */
-export function isolationOf(config: ServiceConfig, boundary: IsolationBoundary): IsolationStatus {
+export function isolationOf(config: ServiceConfig, boundary: IsolationBoundary, tenantBinding: TenantBinding): IsolationStatus {
   const { tenancy, mode, sharedTenancyReason } = config.isolation;
   return {
     tenancy,
@@ -80,6 +80,7 @@ export function isolationOf(config: ServiceConfig, boundary: IsolationBoundary):
     mode,
     boundary,
     ...(tenancy === 'PER_TENANT' ? { maxTenantEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),
+    tenantBinding,
   };
 }
 
@@ -96,7 +97,7 @@ export async function health(deps: ApiDeps): Promise<HealthResponse> {
     capabilities: capabilitySummary(),
     limits: limitsOf(deps.config, rules),
     sandbox: { ...sandbox, sandboxed: isSandboxed(sandbox.layers) },
-    isolation: isolationOf(deps.config, deps.isolationBoundary),
+    isolation: isolationOf(deps.config, deps.isolationBoundary, deps.callers.mode),
     warm: await deps.warm(),
   };
 }

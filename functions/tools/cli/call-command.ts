@@ -5,8 +5,8 @@
  *
  *   jube-r call health|packages
  *   jube-r call validate FILE|-
- *   jube-r call execute FILE|- [--timeout N] [--var name=value ...] [--data name=pointer ...]
- *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T  --session S  --no-sign
+ *   jube-r call execute FILE|- --tenant T [--timeout N] [--var name=value ...] [--data name=pointer ...]
+ *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T (execute: /t/T/execute)  --session S  --no-sign
  *            --min-http-timeout MS (or JUBE_R_MIN_HTTP_TIMEOUT_MS: the stack output OrchestratorMinimumHttpTimeoutMs,
  *            required for a deployed API; the default wait lies above it)  --http-timeout MS (above that minimum)
  *
@@ -30,8 +30,9 @@ import { isHelp, type Command } from './command.ts';
 import { readScript } from './read-script.ts';
 import { parseRunArguments, UsageError } from './script-arguments.ts';
 
-const USAGE = `usage: jube-r call health|packages|validate FILE|-|execute FILE|- [--timeout N] [--var name=value ...] [--data name=pointer ...]
-       options: --url URL (or JUBE_R_API_URL), --region R, --tenant T, --session S, --no-sign,
+const USAGE = `usage: jube-r call health|packages|validate FILE|-|execute FILE|- --tenant T [--timeout N] [--var name=value ...] [--data name=pointer ...]
+       options: --url URL (or JUBE_R_API_URL), --region R, --tenant T (execute calls /t/T/execute; where the
+                deployment binds tenants to identities, the tenant your role session is named after), --session S, --no-sign,
                 --min-http-timeout MS (or JUBE_R_MIN_HTTP_TIMEOUT_MS; the stack output OrchestratorMinimumHttpTimeoutMs, required but for the local stack),
                 --http-timeout MS (default: that minimum + ${CLIENT_DEFAULTS.timeoutMarginMs} ms)`;
 
@@ -89,6 +90,8 @@ export function parseCallArguments(args: readonly string[], env: NodeJS.ProcessE
   if (url === undefined) throw new UsageError('no API URL: pass --url or set JUBE_R_API_URL (the stack output ApiUrl)');
   if (!z.url().safeParse(url).success) throw new UsageError(`--url ${url} is not a URL`);
   if ((route === 'health' || route === 'packages') && rest.length > 0) throw new UsageError(`${route} takes no arguments`);
+  if (route === 'execute' && tenant === undefined) throw new UsageError('execute needs --tenant T (its path is /t/{tenant}/execute)');
+  if (route !== 'execute' && tenant !== undefined) throw new UsageError(`${route} takes no --tenant (only execute is a tenant's route)`);
   try {
     // The client's own rule (a deployed API needs its minimum; a timeout must exceed it), as a usage error.
     httpTimeoutMs = httpTimeoutMsOf(new URL(url), minimumHttpTimeoutMs, httpTimeoutMs);

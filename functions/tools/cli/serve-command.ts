@@ -4,7 +4,7 @@
  * background) and stops cleanly on SIGINT/SIGTERM with no R process left behind.
  */
 import { ConfigError } from '../../../layers/config/service-config.ts';
-import { ROUTES } from '../../../layers/contract/api.ts';
+import { ROUTES, routePath } from '../../../layers/contract/api.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { isHelp, type Command } from './command.ts';
 
@@ -18,12 +18,15 @@ function port(env: NodeJS.ProcessEnv, key: string, fallback: number): number {
   return value;
 }
 
+/** The README's example tenant; locally no IAM binds tenants, so any name serves (`tenantBinding: unchecked`). */
+const EXAMPLE_TENANT = 'demo';
+
 export const curlExample = (url: string): string =>
-  `curl -s -X POST ${url}/execute -H 'Content-Type: application/json' -d '{"script":"x <- c(1, 2, 3)\\nprint(mean(x))"}'`;
+  `curl -s -X POST ${url}${routePath('execute', EXAMPLE_TENANT)} -H 'Content-Type: application/json' -d '{"script":"x <- c(1, 2, 3)\\nprint(mean(x))"}'`;
 
 export const USAGE = `usage: jube-r serve
 
-Serves GET /health, GET /packages, GET /help, POST /validate and POST /execute on JUBE_R_HOST:JUBE_R_PORT
+Serves GET /health, GET /packages, GET /help, POST /validate and POST /t/{tenant}/execute on JUBE_R_HOST:JUBE_R_PORT
 (default 127.0.0.1:8080) through the real handlers, with host R; Ctrl-C stops it and every R
 process it started. Configure it with JUBE_R_HOST, JUBE_R_PORT and the other JUBE_R_* variables.
 

@@ -23,6 +23,8 @@ import {
   type HealthResponse,
   type PackagesResponse,
   type ValidateRequest,
+  routePath,
+  routeTemplate,
 } from '../../../layers/contract/api.ts';
 import { executeApiSigner, regionOfExecuteApiHost, signRequest, type Credentials } from './sigv4.ts';
 
@@ -38,7 +40,10 @@ export interface JubeRClientOptions {
   readonly credentials?: Credentials;
   /** Signing region; default: the one in an execute-api host name. */
   readonly region?: string;
-  /** X-Jube-Tenant for /execute unless a call names its own. */
+  /**
+   * The tenant of /t/{tenant}/execute unless a call names its own. Where the deployment binds tenants
+   * to identities it must be the tenant the credentials' role session is named after (docs/deploying.md).
+   */
   readonly tenant?: string;
   /**
    * X-Jube-Session for /execute unless a call names its own: calls of one session share a warm
@@ -102,7 +107,7 @@ export class JubeRApiError extends Error {
 export class JubeRTimeoutError extends Error {
   override readonly name = 'JubeRTimeoutError';
   constructor(readonly route: ClientRoute, readonly timeoutMs: number, options?: ErrorOptions) {
-    super(`no answer from ${CLIENT_ROUTES[route].method} ${CLIENT_ROUTES[route].path} within ${timeoutMs} ms; not retried`, options);
+    super(`no answer from ${CLIENT_ROUTES[route].method} ${routeTemplate(route)} within ${timeoutMs} ms; not retried`, options);
   }
 }
 
@@ -111,15 +116,16 @@ export class JubeRContractError extends Error {
   override readonly name = 'JubeRContractError';
 }
 
+/** The routes `jube-r call` names (their paths: layers/contract/api.ts). */
 export const ROUTES = {
-  health: { method: 'GET', path: 'health' },
-  packages: { method: 'GET', path: 'packages' },
-  validate: { method: 'POST', path: 'validate' },
-  execute: { method: 'POST', path: 'execute' },
+  health: { method: 'GET' },
+  packages: { method: 'GET' },
+  validate: { method: 'POST' },
+  execute: { method: 'POST' },
 } as const;
 export type RouteName = keyof typeof ROUTES;
 /** The routes `jube-r call` names, and GET /help (a query, not a body). */
-const CLIENT_ROUTES = { ...ROUTES, help: { method: 'GET', path: 'help' } } as const;
+const CLIENT_ROUTES = { ...ROUTES, help: { method: 'GET' } } as const;
 type ClientRoute = keyof typeof CLIENT_ROUTES;
 
 export type RetryDecision = { readonly retry: true; readonly afterMs: number } | { readonly retry: false };
@@ -180,16 +186,19 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     callOptions: CallOptions,
     query: Readonly<Record<string, string | undefined>> = {},
   ): Promise<z.infer<S>> {
-    const { method, path } = CLIENT_ROUTES[route];
-    const url = new URL(path, base);
+    const { method } = CLIENT_ROUTES[route];
+    const tenant = route === 'execute' ? (callOptions.tenant ?? options.tenant) : undefined;
+    if (route === 'execute' && tenant === undefined) {
+      throw new TypeError('execute needs a tenant (its path is /t/{tenant}/execute): pass tenant to the client or the call');
+    }
+    // Relative to the base URL, which carries the stage.
+    const url = new URL(routePath(route, tenant).slice(1), base);
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const tenant = route === 'execute' ? (callOptions.tenant ?? options.tenant) : undefined;
     const session = route === 'execute' ? (callOptions.session ?? options.session) : undefined;
     const headers: Record<string, string> = {
       host: url.host,
       ...(text === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(tenant === undefined ? {} : { 'x-jube-tenant': tenant }),
       ...(session === undefined ? {} : { 'x-jube-session': session }),
     };
     const timeoutMs = callOptions.timeoutMs === undefined ? defaultTimeoutMs : httpTimeoutMs(base, options.minimumHttpTimeoutMs, callOptions.timeoutMs);

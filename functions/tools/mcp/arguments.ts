@@ -7,6 +7,12 @@ import { httpTimeoutMs as httpTimeoutMsOf } from '../client/jube-r-client.ts';
 import { UsageError } from '../cli/script-arguments.ts';
 import { checkedSessionId } from './session.ts';
 
+/**
+ * The tenant r_execute runs as with --local when none is named: the local stack binds no identity
+ * to tenants (`unchecked`), and its data directory is per tenant like a deployment's bucket.
+ */
+export const LOCAL_TENANT = 'local';
+
 /** At most this many MCP sessions at once over HTTP by default: each may hold a warm environment. */
 export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_HTTP_PORT = 8765;
@@ -22,7 +28,8 @@ export interface McpArguments {
   readonly port: number;
   readonly maxSessions: number;
   readonly target: McpTarget;
-  readonly tenant: string | undefined;
+  /** The tenant of r_execute's /t/{tenant}/execute: --tenant, required with --url; LOCAL_TENANT with --local. */
+  readonly tenant: string;
   /** stdio only: the session's X-Jube-Session; default a fresh id per server process. */
   readonly session: string | undefined;
   readonly httpTimeoutMs: number | undefined;
@@ -73,7 +80,7 @@ export function parseMcpArguments(args: readonly string[], env: NodeJS.ProcessEn
     else if (arg === '--min-http-timeout') minimumHttpTimeoutMs = wholeNumber(arg, value(), 1, 3_600_000);
     else throw new UsageError(`unknown option ${arg}`);
   }
-  const base = { help, transport: http ? 'http' : 'stdio', host, port: port ?? DEFAULT_HTTP_PORT, maxSessions, tenant, session, httpTimeoutMs, minimumHttpTimeoutMs } as const;
+  const base = { help, transport: http ? 'http' : 'stdio', host, port: port ?? DEFAULT_HTTP_PORT, maxSessions, tenant: tenant ?? LOCAL_TENANT, session, httpTimeoutMs, minimumHttpTimeoutMs } as const;
   if (help) return { ...base, target: { kind: 'local' } };
   if (!http && (port !== undefined || host !== '127.0.0.1')) throw new UsageError('--port and --host need --http');
   if (http && session !== undefined) throw new UsageError('--session is for stdio: over HTTP each MCP session gets its own');
@@ -87,6 +94,7 @@ export function parseMcpArguments(args: readonly string[], env: NodeJS.ProcessEn
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (--min-http-timeout or JUBE_R_MIN_HTTP_TIMEOUT_MS)`);
   }
+  if (tenant === undefined) throw new UsageError('--url needs --tenant T: r_execute calls /t/T/execute (the tenant your role session is named after, where the deployment binds tenants to identities)');
   return { ...base, target: { kind: 'url', url, sign, region } };
 }
 

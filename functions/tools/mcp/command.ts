@@ -25,7 +25,7 @@ An MCP server with the tools r_health, r_packages, r_validate, r_execute and r_h
   --url URL            a jube-r API (default JUBE_R_API_URL), SigV4-signed with the AWS credential chain
   --no-sign            send unsigned (a local stack's URL)
   --region R           signing region (default: from an execute-api host, or AWS_REGION)
-  --tenant T           X-Jube-Tenant for /execute
+  --tenant T           r_execute's tenant (/t/T/execute); required with --url (default with --local: local)
   --session S          stdio: the X-Jube-Session (default: a new one per process)
   --http-timeout MS    per request to the API (above the minimum)
   --min-http-timeout MS  a deployed API's stack output OrchestratorMinimumHttpTimeoutMs (required

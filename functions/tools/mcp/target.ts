@@ -19,7 +19,7 @@ export interface OpenTarget {
 
 export async function openTarget(args: McpArguments, env: NodeJS.ProcessEnv): Promise<OpenTarget> {
   const common = {
-    ...(args.tenant ? { tenant: args.tenant } : {}),
+    tenant: args.tenant,
     ...(args.httpTimeoutMs ? { timeoutMs: args.httpTimeoutMs } : {}),
     ...(args.minimumHttpTimeoutMs ? { minimumHttpTimeoutMs: args.minimumHttpTimeoutMs } : {}),
   };

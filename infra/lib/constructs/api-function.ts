@@ -35,6 +35,8 @@ export interface ApiFunctionProps {
   readonly entry: string;
   /** The image's package facts (infra/lib/package-facts.ts), copied whole beside the bundle. */
   readonly packageFactsDirectory: string;
+  /** The digest of the prebuilt image the execute function runs, which the facts must be pulled from. */
+  readonly imageDigest: string | undefined;
   readonly memoryMiB: number;
   readonly architecture: 'x86_64' | 'arm64';
   readonly timeoutSeconds: number;
@@ -51,7 +53,7 @@ export class ApiFunction extends Construct {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
     // Read now, so a missing or malformed directory stops synthesis before anything is bundled.
-    const facts = readPackageFacts(props.packageFactsDirectory);
+    const facts = readPackageFacts(props.packageFactsDirectory, { imageDigest: props.imageDigest });
     ({ logGroup: this.logGroup, role: this.role } = functionIdentity(this, {
       roleDescription: 'jube-r validate function: its log group, invoking the execute function, reading the data bucket',
       logRetention: props.logRetention,

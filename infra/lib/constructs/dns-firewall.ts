@@ -8,8 +8,13 @@
  * DISABLED): if it cannot evaluate a query, the query is blocked.
  *
  * The association covers every resource in the VPC, so the VPC must be dedicated to jube-r: callers
- * reach the API from their own VPC (docs/deploying.md, "Reaching the private API").
+ * reach the API from their own VPC (docs/deploying.md, "Reaching the private API"). Where the stack
+ * associates it (its own VPC), it also logs the VPC's queries (Resolver query logging) to a log group
+ * of its own, whose `firewall_rule_action: "BLOCK"` entries the monitoring counts: a blocked name is
+ * a script (or a dependency) asking for a way out.
  */
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as route53resolver from 'aws-cdk-lib/aws-route53resolver';
 import { Construct } from 'constructs';
 
@@ -23,13 +28,17 @@ export interface DnsFirewallProps {
   /** The only names answered (exact names, or `*.` wildcards). */
   readonly allowedDomains: readonly string[];
   readonly vpcId: string;
-  /** false: create the rule group only, for the VPC's owner to associate. */
+  /** false: create the rule group only, for the VPC's owner to associate (and no query logging). */
   readonly associate: boolean;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
 }
 
 export class DnsFirewall extends Construct {
   readonly ruleGroup: route53resolver.CfnFirewallRuleGroup;
   readonly association: route53resolver.CfnFirewallRuleGroupAssociation | undefined;
+  /** The VPC's Resolver query log (where the stack associates the firewall). */
+  readonly queryLogGroup: logs.LogGroup | undefined;
 
   constructor(scope: Construct, id: string, props: DnsFirewallProps) {
     super(scope, id);
@@ -55,6 +64,22 @@ export class DnsFirewall extends Construct {
           priority: ASSOCIATION_PRIORITY,
         })
       : undefined;
+    this.queryLogGroup = props.associate ? this.logQueries(props) : undefined;
+  }
+
+  /**
+   * Resolver query logging of the VPC to a log group with the stack's retention. Resolver delivers
+   * through CloudWatch Logs' vended-log delivery, which adds its own resource policy to the account
+   * the first time (https://docs.aws.amazon.com/Route53/latest/DeveloperGuide/resolver-query-logs-choosing-target-resource.html).
+   */
+  private logQueries(props: DnsFirewallProps): logs.LogGroup {
+    const group = new logs.LogGroup(this, 'QueryLogs', { retention: props.logRetention, removalPolicy: props.logRemovalPolicy });
+    const config = new route53resolver.CfnResolverQueryLoggingConfig(this, 'QueryLogging', { destinationArn: group.logGroupArn });
+    new route53resolver.CfnResolverQueryLoggingConfigAssociation(this, 'QueryLoggingAssociation', {
+      resolverQueryLogConfigId: config.attrId,
+      resourceId: props.vpcId,
+    });
+    return group;
   }
 }
 

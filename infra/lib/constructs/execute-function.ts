@@ -5,7 +5,7 @@
  * else (no S3, no Lambda, no other service): a script that escaped R would hold credentials worth
  * nothing, and the network (isolated subnets, one egress rule, DNS firewall) lets it reach nothing.
  */
-import { Duration, type RemovalPolicy, Size, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as ecr from 'aws-cdk-lib/aws-ecr';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
@@ -15,6 +15,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ECR_IMAGE_URI, type DeploymentConfig } from '../config.ts';
 import { functionIdentity } from './function-identity.ts';
+import { nagArnPrefix } from './nag.ts';
 import { subnetArns } from './network.ts';
 
 export interface ExecuteFunctionProps {
@@ -138,11 +139,7 @@ function networkInterfaceArn(stack: Stack): string {
   return `arn:${stack.partition}:ec2:${stack.region}:${stack.account}:network-interface/*`;
 }
 
-/**
- * That ARN as cdk-nag spells it in a finding id (pseudo parameters as <AWS::...>; the partition is
- * a literal once the region is known, @aws-cdk/core:enablePartitionLiterals).
- */
+/** That ARN as cdk-nag spells it in a finding id. */
 function nagNetworkInterfaceArn(stack: Stack): string {
-  const pseudo = (value: string, name: string) => (Token.isUnresolved(value) ? `<AWS::${name}>` : value);
-  return `arn:${pseudo(stack.partition, 'Partition')}:ec2:${pseudo(stack.region, 'Region')}:${pseudo(stack.account, 'AccountId')}:network-interface/*`;
+  return `${nagArnPrefix(stack, 'ec2')}:network-interface/*`;
 }

@@ -13,6 +13,15 @@
  * - dataframe staging failures: the execute function could not download a presigned table (the
  *   DNS firewall or the S3 route does not let the presigner's host through, the URL expired) or
  *   refused its source; any is worth knowing, since a mismatch fails every dataframe call.
+ * - execute post-runtime extensions duration p99: how long the warm start's extension holds the
+ *   Invoke phase after the answer (the refill of the next warm runner). It is billed, and while it
+ *   lasts a same-key call gets a new cold environment and one more slot of the tenant cap.
+ * - execute and validate init errors: an execution environment whose init failed or timed out, or
+ *   was retried inside an invocation (Lambda's `platform.initReport` log line with a non-success
+ *   status or phase `invoke`), which costs that call its time or fails it.
+ * - DNS firewall blocks (where the stack owns the VPC and logs its Resolver queries): a name other
+ *   than the data bucket's was asked for from jube-r's VPC, which only an escaped script or a
+ *   changed dependency does.
  *
  * Alarm actions go to the SNS topic the config names (context `alarmTopicArn`); without one the
  * alarms only change state and show on the dashboard.
@@ -38,6 +47,13 @@ export interface AlarmLimits {
   readonly apiIntegrationTimeoutMs: number;
 }
 
+/**
+ * The refill after an answer (the next warm runner's start) measured about 2 s under load; past 1.5x
+ * that, at p99, it holds environments busy (and billed) long enough to cost same-key calls their
+ * warm environment.
+ */
+export const POST_RUNTIME_EXTENSIONS_P99_MS = 3_000;
+
 export interface AlarmThresholds {
   readonly executeThrottles: number;
   readonly executeErrors: number;
@@ -48,11 +64,27 @@ export interface AlarmThresholds {
   readonly api4xxRate: number;
   readonly apiLatencyP99Ms: number;
   readonly dataframeStagingFailures: number;
+  readonly executePostRuntimeExtensionsP99Ms: number;
+  readonly executeInitErrors: number;
+  readonly validateInitErrors: number;
+  readonly dnsFirewallBlocks: number;
 }
 
 /** Where the metric filter publishes: one namespace per stack, since a metric filter's metric has no stack dimension. */
 export const metricNamespace = (stackName: string): string => `JubeR/${stackName}`;
 export const DATAFRAME_STAGING_FAILURES_METRIC = 'DataframeStagingFailures';
+export const INIT_ERRORS_METRIC = { execute: 'ExecuteInitErrors', validate: 'ValidateInitErrors' } as const;
+export const DNS_FIREWALL_BLOCKS_METRIC = 'DnsFirewallBlocks';
+
+/**
+ * Lambda's init report in the JSON log format: an init that ended other than in success, or one run
+ * again inside an invocation (phase `invoke`, a "suppressed init" after a failed or timed-out one).
+ * https://docs.aws.amazon.com/lambda/latest/dg/telemetry-schema-reference.html (platform.initReport, InitPhase, Status)
+ */
+export const INIT_ERROR_FILTER =
+  '{ ($.type = "platform.initReport") && (($.record.status = "error") || ($.record.status = "failure") || ($.record.status = "timeout") || ($.record.phase = "invoke")) }';
+/** A Resolver query log entry the DNS firewall blocked (https://docs.aws.amazon.com/Route53/latest/DeveloperGuide/resolver-query-logs-format.html). */
+export const DNS_FIREWALL_BLOCK_FILTER = '{ $.firewall_rule_action = "BLOCK" }';
 
 /** Every alarm's threshold, from the limits it guards. Pure. */
 export function alarmThresholds(limits: AlarmLimits): AlarmThresholds {
@@ -66,6 +98,10 @@ export function alarmThresholds(limits: AlarmLimits): AlarmThresholds {
     api4xxRate: CLIENT_ERROR_RATE,
     apiLatencyP99Ms: Math.floor(limits.apiIntegrationTimeoutMs * NEAR_LIMIT_FRACTION),
     dataframeStagingFailures: 1,
+    executePostRuntimeExtensionsP99Ms: POST_RUNTIME_EXTENSIONS_P99_MS,
+    executeInitErrors: 1,
+    validateInitErrors: 1,
+    dnsFirewallBlocks: 1,
   };
 }
 
@@ -75,6 +111,9 @@ export interface MonitoringProps extends AlarmLimits {
   readonly executeLogGroup: logs.ILogGroup;
   readonly stackName: string;
   readonly validate: lambda.IFunction;
+  readonly validateLogGroup: logs.ILogGroup;
+  /** The VPC's Resolver query log, where the stack logs it (its own VPC); no DNS alarm without it. */
+  readonly dnsQueryLogGroup: logs.ILogGroup | undefined;
   readonly stage: apigateway.Stage;
   readonly alarmTopicArn: string | undefined;
 }
@@ -82,7 +121,8 @@ export interface MonitoringProps extends AlarmLimits {
 const PERIOD = Duration.minutes(5);
 
 export class Monitoring extends Construct {
-  readonly alarms: Readonly<Record<keyof AlarmThresholds, cloudwatch.Alarm>>;
+  /** dnsFirewallBlocks only where the stack logs the VPC's queries. */
+  readonly alarms: Readonly<Partial<Record<keyof AlarmThresholds, cloudwatch.Alarm>> & Record<Exclude<keyof AlarmThresholds, 'dnsFirewallBlocks'>, cloudwatch.Alarm>>;
   readonly dashboard: cloudwatch.Dashboard;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
@@ -100,13 +140,13 @@ export class Monitoring extends Construct {
         alarmDescription: description,
       });
 
-    const stagingFailures = new logs.MetricFilter(this, 'DataframeStagingFailuresFilter', {
-      logGroup: props.executeLogGroup,
-      filterPattern: logs.FilterPattern.stringValue('$.message', '=', DATAFRAME_STAGING_FAILED),
-      metricNamespace: metricNamespace(props.stackName),
-      metricName: DATAFRAME_STAGING_FAILURES_METRIC,
-      metricValue: '1',
-    }).metric({ period: PERIOD, statistic: 'Sum' });
+    const counted = (id: string, logGroup: logs.ILogGroup, filterPattern: logs.IFilterPattern, metricName: string) =>
+      new logs.MetricFilter(this, id, { logGroup, filterPattern, metricNamespace: metricNamespace(props.stackName), metricName, metricValue: '1' })
+        .metric({ period: PERIOD, statistic: 'Sum' });
+    const stagingFailures = counted('DataframeStagingFailuresFilter', props.executeLogGroup,
+      logs.FilterPattern.stringValue('$.message', '=', DATAFRAME_STAGING_FAILED), DATAFRAME_STAGING_FAILURES_METRIC);
+    const executeInitErrors = counted('ExecuteInitErrorsFilter', props.executeLogGroup, logs.FilterPattern.literal(INIT_ERROR_FILTER), INIT_ERRORS_METRIC.execute);
+    const validateInitErrors = counted('ValidateInitErrorsFilter', props.validateLogGroup, logs.FilterPattern.literal(INIT_ERROR_FILTER), INIT_ERRORS_METRIC.validate);
 
     this.alarms = {
       executeThrottles: alarm('ExecuteThrottles', props.execute.metricThrottles({ period: PERIOD, statistic: 'Sum' }), t.executeThrottles,
@@ -127,11 +167,26 @@ export class Monitoring extends Construct {
         `API latency p99 is within ${100 - NEAR_LIMIT_FRACTION * 100}% of the integration timeout (${props.apiIntegrationTimeoutMs} ms).`),
       dataframeStagingFailures: alarm('DataframeStagingFailures', stagingFailures, t.dataframeStagingFailures,
         'The execute function could not download (or refused) a dataframe: check that the presigned host resolves and routes (DNS firewall, S3 endpoint).'),
+      executePostRuntimeExtensionsP99Ms: alarm('ExecutePostRuntimeExtensionsP99',
+        props.execute.metric('PostRuntimeExtensionsDuration', { period: PERIOD, statistic: 'p99' }), t.executePostRuntimeExtensionsP99Ms,
+        `The warm start's refill after the answer holds execute environments for ${t.executePostRuntimeExtensionsP99Ms} ms or more at p99: billed time, and same-key calls meanwhile start cold in new environments.`),
+      executeInitErrors: alarm('ExecuteInitErrors', executeInitErrors, t.executeInitErrors,
+        'An execute environment\'s init failed, timed out or was retried inside an invocation (platform.initReport): that call lost its time or failed.'),
+      validateInitErrors: alarm('ValidateInitErrors', validateInitErrors, t.validateInitErrors,
+        'A validate environment\'s init failed, timed out or was retried inside an invocation (platform.initReport).'),
+      ...(props.dnsQueryLogGroup
+        ? {
+            dnsFirewallBlocks: alarm('DnsFirewallBlocks',
+              counted('DnsFirewallBlocksFilter', props.dnsQueryLogGroup, logs.FilterPattern.literal(DNS_FIREWALL_BLOCK_FILTER), DNS_FIREWALL_BLOCKS_METRIC),
+              t.dnsFirewallBlocks,
+              "The DNS firewall blocked a name asked for from jube-r's VPC: only the data bucket's name is ever needed there (an escaped script, or a dependency that changed)."),
+          }
+        : {}),
     };
 
     if (props.alarmTopicArn) {
       const action = new cloudwatchActions.SnsAction(sns.Topic.fromTopicArn(this, 'AlarmTopic', props.alarmTopicArn));
-      for (const a of Object.values(this.alarms)) {
+      for (const a of this.allAlarms()) {
         a.addAlarmAction(action);
         a.addOkAction(action);
       }
@@ -140,13 +195,18 @@ export class Monitoring extends Construct {
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       widgets: [
-        [new cloudwatch.AlarmStatusWidget({ title: 'jube-r alarms', alarms: Object.values(this.alarms), width: 24 })],
+        [new cloudwatch.AlarmStatusWidget({ title: 'jube-r alarms', alarms: this.allAlarms(), width: 24 })],
         ...chunk(
-          Object.values(this.alarms).map((a) => new cloudwatch.AlarmWidget({ alarm: a, title: a.node.id, width: 8 })),
+          this.allAlarms().map((a) => new cloudwatch.AlarmWidget({ alarm: a, title: a.node.id, width: 8 })),
           3,
         ),
       ],
     });
+  }
+
+  /** Every alarm this environment has. */
+  allAlarms(): cloudwatch.Alarm[] {
+    return Object.values(this.alarms).filter((a): a is cloudwatch.Alarm => a !== undefined);
   }
 }
 

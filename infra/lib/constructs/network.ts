@@ -4,12 +4,18 @@
  * own endpoints the config names), and an S3 gateway endpoint whose policy lets the execute
  * function fetch objects of the data bucket and nothing else. The execute function's security group
  * has exactly one egress rule: HTTPS to the region's S3 prefix list, which is how presigned
- * dataframe URLs are downloaded; a DNS firewall answers only the data bucket's name. A created
- * VPC's default security group is left with no rules at all.
+ * dataframe URLs are downloaded, and which the gateway endpoint's route is the only way to; a DNS
+ * firewall answers only the data bucket's name. A created VPC's default security group is left
+ * with no rules at all.
  *
- * In an existing (shared) VPC the stack changes nothing that is the VPC's: its execute-api endpoint
- * (if any) has no private DNS, it adds no S3 gateway endpoint (no route in the VPC's route tables)
- * and it associates no DNS firewall; the VPC's owner provides S3 reach and associates the rule group.
+ * The stack's execute-api endpoint has no private DNS in any VPC: nothing inside jube-r's VPC calls
+ * the API (the DNS firewall answers no execute-api name there), so the endpoint serves other
+ * networks by its `{api}-{vpce}` name, which public DNS resolves to its private addresses.
+ *
+ * In an existing (shared) VPC the stack changes nothing that is the rest of the VPC's: it associates
+ * no DNS firewall, and its S3 gateway endpoint goes only into the route tables of jube-r's own
+ * isolated subnets (which the config names and which must serve those subnets only); the VPC's owner
+ * associates the rule group.
  */
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -35,25 +41,30 @@ export class Network extends Construct {
   readonly isolatedSubnets: ec2.SubnetSelection;
   /** The stack's own execute-api endpoint; none in an existing VPC configured 'callers-only'. */
   readonly apiEndpoint: ec2.InterfaceVpcEndpoint | undefined;
-  /** Only in a created VPC: a gateway endpoint adds routes to every route table it is given. */
-  readonly s3Endpoint: ec2.GatewayVpcEndpoint | undefined;
+  /**
+   * The execute function's only way to S3 (its policy names only the data bucket). In an existing VPC
+   * it adds its route to the route tables of jube-r's isolated subnets only.
+   */
+  readonly s3Endpoint: ec2.GatewayVpcEndpoint;
   /** The execute function's security group: no ingress, egress only to S3 on 443. */
   readonly executeSecurityGroup: ec2.SecurityGroup;
   /** Set by restrictDnsTo. */
   dnsFirewall: DnsFirewall | undefined;
   private readonly vpcConfig: DeploymentConfig['vpc'];
+  private readonly logRetention: logs.RetentionDays;
+  private readonly logRemovalPolicy: RemovalPolicy;
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
     this.vpcConfig = props.vpc;
+    this.logRetention = props.logRetention;
+    this.logRemovalPolicy = props.logRemovalPolicy;
     this.vpc = props.vpc.kind === 'create' ? this.createVpc(props.vpc, props) : importVpc(this, props.vpc);
     this.isolatedSubnets = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED };
 
     const created = props.vpc.kind === 'create';
-    this.apiEndpoint = created || props.vpc.executeApiEndpoint === 'own' ? this.addApiEndpoint(props, created) : undefined;
-    this.s3Endpoint = created
-      ? this.vpc.addGatewayEndpoint('S3Endpoint', { service: ec2.GatewayVpcEndpointAwsService.S3, subnets: [this.isolatedSubnets] })
-      : undefined;
+    this.apiEndpoint = created || props.vpc.executeApiEndpoint === 'own' ? this.addApiEndpoint(props) : undefined;
+    this.s3Endpoint = this.vpc.addGatewayEndpoint('S3Endpoint', { service: ec2.GatewayVpcEndpointAwsService.S3, subnets: [this.isolatedSubnets] });
 
     this.executeSecurityGroup = new ec2.SecurityGroup(this, 'ExecuteSecurityGroup', {
       vpc: this.vpc,
@@ -77,14 +88,16 @@ export class Network extends Construct {
   }
 
   /**
-   * Private DNS only in the stack's own VPC: in a shared one the name `<api>.execute-api...` would
-   * capture every workload's execute-api calls, and a VPC holds one such endpoint at most.
+   * No private DNS: nothing in jube-r's VPC may call the API (the DNS firewall answers no execute-api
+   * name there), and in a shared VPC the name `<api>.execute-api...` would capture every workload's
+   * execute-api calls (a VPC holds one such endpoint at most). Callers reach it by its `{api}-{vpce}`
+   * name from their own network (output ApiVpcEndpointUrl).
    */
-  private addApiEndpoint(props: NetworkProps, privateDnsEnabled: boolean): ec2.InterfaceVpcEndpoint {
+  private addApiEndpoint(props: NetworkProps): ec2.InterfaceVpcEndpoint {
     const endpoint = this.vpc.addInterfaceEndpoint('ExecuteApiEndpoint', {
       service: ec2.InterfaceVpcEndpointAwsService.APIGATEWAY,
       subnets: this.isolatedSubnets,
-      privateDnsEnabled,
+      privateDnsEnabled: false,
       open: false,
     });
     // HTTPS from inside the VPC and from peered callers' CIDRs only; the CIDRs come from the config,
@@ -105,16 +118,15 @@ export class Network extends Construct {
       allowedDomains: domains,
       vpcId: this.vpc.vpcId,
       associate: dnsFirewallAssociated({ vpc: this.vpcConfig }),
+      logRetention: this.logRetention,
+      logRemovalPolicy: this.logRemovalPolicy,
     });
     return this.dnsFirewall;
   }
 
-  /**
-   * Narrows the S3 gateway endpoint to reading objects of the data bucket (no exfiltration path). In
-   * an existing VPC the owner's endpoint must allow this statement (docs/deploying.md).
-   */
+  /** Narrows the S3 gateway endpoint to reading objects of the data bucket (no exfiltration path). */
   restrictS3EndpointTo(bucket: s3.IBucket): void {
-    this.s3Endpoint?.addToPolicy(
+    this.s3Endpoint.addToPolicy(
       new iam.PolicyStatement({
         sid: 'ReadDataBucketObjectsOnly',
         principals: [new iam.AnyPrincipal()],
@@ -153,6 +165,8 @@ function importVpc(scope: Construct, config: Extract<DeploymentConfig['vpc'], { 
     vpcCidrBlock: config.cidr,
     availabilityZones: [...config.availabilityZones],
     isolatedSubnetIds: [...config.isolatedSubnetIds],
+    // One per subnet (the config schema refuses an existing VPC without them: SHARED_VPC_REFUSALS.s3Egress).
+    isolatedSubnetRouteTableIds: [...(config.isolatedRouteTableIds ?? [])],
   });
 }
 

@@ -1,10 +1,13 @@
 /**
  * The private REST API: reachable only through the stack's execute-api interface endpoint or the
  * callers' own endpoints the config names (resource policy denies any other aws:SourceVpce), IAM
- * (SigV4) authorization on every method, and only the orchestrator's role allowed to invoke. All
- * five routes proxy to the validate function with the integration timeout taken from the timeout
- * chain. The stage is traced with X-Ray and writes JSON access logs that name the caller's ARN,
- * the endpoint it came through and the integration's latency.
+ * (SigV4) authorization on every method, and only the callers' role allowed to invoke: under
+ * `identity` each tenant session only its own `/t/<tenant>/` routes (its `jube-tenant` principal tag
+ * in the resource, https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-resource-policies-aws-condition-keys.html),
+ * under `single-orchestrator` the one role everywhere. All routes (the contract's, layers/contract/api.ts)
+ * proxy to the validate function with the integration timeout taken from the timeout chain. The
+ * stage is traced with X-Ray and writes JSON access logs that name the caller's ARN, the endpoint it
+ * came through and the integration's latency; its execution log group is created here, so it expires.
  */
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -13,15 +16,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-
-/** The HTTP contract's routes (layers/contract/api.ts). */
-export const ROUTES = [
-  { method: 'GET', path: 'health' },
-  { method: 'GET', path: 'packages' },
-  { method: 'GET', path: 'help' },
-  { method: 'POST', path: 'validate' },
-  { method: 'POST', path: 'execute' },
-] as const;
+import { ROUTES, TENANT_PARAMETER, type RouteTemplate } from '../../../layers/contract/api.ts';
+import { TENANT_TAG_KEY } from '../../../layers/contract/isolation.ts';
+import { resourcePolicyResource, routeResources, TENANT_TAG_VARIABLE, type Callers } from './callers.ts';
 
 export interface PrivateApiProps {
   /** The API's name: per environment, since API Gateway's metrics (and so the alarms) key on ApiName. */
@@ -33,7 +30,7 @@ export interface PrivateApiProps {
   readonly additionalVpcEndpointIds: readonly string[];
   /** Set API Gateway's account-wide CloudWatch role (AWS::ApiGateway::Account) from this stack. */
   readonly manageAccountCloudWatchRole: boolean;
-  readonly orchestratorRoleArn: string;
+  readonly callers: Pick<Callers, 'binding' | 'roleArn'>;
   readonly handler: lambda.IFunction;
   readonly integrationTimeoutMs: number;
   readonly throttlingRateLimit: number;
@@ -45,6 +42,8 @@ export interface PrivateApiProps {
 export class PrivateApi extends Construct {
   readonly api: apigateway.RestApi;
   readonly accessLogGroup: logs.LogGroup;
+  /** API Gateway's execution log (`API-Gateway-Execution-Logs_<api>/<stage>`), made here so it expires. */
+  readonly executionLogGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: PrivateApiProps) {
     super(scope, id);
@@ -60,9 +59,9 @@ export class PrivateApi extends Construct {
     if (endpoints.length === 0) throw new Error('a private API needs at least one execute-api endpoint to be reached through');
     this.api = new apigateway.RestApi(this, 'Api', {
       restApiName: props.apiName,
-      description: 'jube-r: sandboxed R analytics (private; SigV4 from the orchestrator only)',
+      description: 'jube-r: sandboxed R analytics (private; SigV4 from the callers\' role only, each tenant on its own path)',
       endpointConfiguration: { types: [apigateway.EndpointType.PRIVATE], vpcEndpoints: endpoints },
-      policy: resourcePolicy(props.orchestratorRoleArn, endpoints.map((e) => e.vpcEndpointId)),
+      policy: resourcePolicy(props.callers, endpoints.map((e) => e.vpcEndpointId)),
       defaultMethodOptions: { authorizationType: apigateway.AuthorizationType.IAM },
       // Access logging needs the account-level CloudWatch role. It is one setting per account and
       // region (the last stack to deploy it wins), so the stack manages it only when told to.
@@ -81,9 +80,19 @@ export class PrivateApi extends Construct {
       },
     });
 
-    // RestApi always adds an `Endpoint` output under a hashed logical id; the stack outputs the same
-    // URL as `ApiUrl`, under a name the docs can give.
+    // RestApi always adds an `Endpoint` output under a hashed logical id; the stack outputs the URLs
+    // callers can reach under names the docs give (ApiVpcEndpointUrl, ApiUrl).
     this.api.node.tryRemoveChild('Endpoint');
+
+    // API Gateway writes its execution log (ERROR level here) to a group of this name, creating it
+    // without expiry if it is missing; made first, with the stack's retention, it is the one written to.
+    // https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html
+    this.executionLogGroup = new logs.LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogGroup);
 
     // Validation is on for parameters and bodies, but no method declares a request model: the
     // handler validates bodies with strict zod schemas and answers with the contract's error codes
@@ -98,11 +107,14 @@ export class PrivateApi extends Construct {
       timeout: Duration.millis(props.integrationTimeoutMs),
       allowTestInvoke: false,
     });
-    for (const route of ROUTES) {
-      const resource = this.api.root.getResource(route.path) ?? this.api.root.addResource(route.path);
+    for (const template of Object.keys(ROUTES) as RouteTemplate[]) {
+      const route = ROUTES[template];
+      // `t/{tenant}/execute`: API Gateway's path parameter has the contract's name.
+      const resource = this.api.root.resourceForPath(template.slice(1));
       resource.addMethod(route.method, integration, {
         authorizationType: apigateway.AuthorizationType.IAM,
         requestValidator: validator,
+        ...(route.tenant ? { requestParameters: { [`method.request.path.${TENANT_PARAMETER}`]: true } } : {}),
       });
     }
 
@@ -150,16 +162,63 @@ export const ACCESS_LOG_FIELDS = {
   xrayTraceId: apigateway.AccessLogField.contextXrayTraceId(),
 } as const;
 
-/** Only the orchestrator may invoke, and only through the admitted interface endpoints. */
-function resourcePolicy(orchestratorRoleArn: string, vpcEndpointIds: readonly string[]): iam.PolicyDocument {
+/**
+ * Only the callers' role may invoke, and only through the admitted interface endpoints. Under
+ * `identity` a tenant session may invoke only the tenant-free routes and its own `/t/<tenant>/`
+ * (its `jube-tenant` principal tag in the resource); the denies hold that even where a same-account
+ * identity policy grants more, and a session without the tag reaches no tenant route (an unresolved
+ * policy variable matches nothing, so the `Null` check says it outright). Abbreviated ARNs
+ * (`execute-api:/...`): the API's own id cannot appear in its own policy.
+ */
+export function resourcePolicy(callers: Pick<Callers, 'binding' | 'roleArn'>, vpcEndpointIds: readonly string[]): iam.PolicyDocument {
+  const invoke = ['execute-api:Invoke'];
+  const everything = ['execute-api:/*'];
+  const callerArn = { 'aws:PrincipalArn': callers.roleArn };
+  const own = routeResources(TENANT_TAG_VARIABLE).map(resourcePolicyResource);
+  const perCaller =
+    callers.binding === 'identity'
+      ? [
+          new iam.PolicyStatement({
+            sid: 'AllowTenantSessionsOwnRoutes',
+            principals: [new iam.ArnPrincipal(callers.roleArn)],
+            actions: invoke,
+            resources: own,
+          }),
+          new iam.PolicyStatement({
+            sid: 'DenyTenantSessionsOtherRoutes',
+            effect: iam.Effect.DENY,
+            principals: [new iam.AnyPrincipal()],
+            actions: invoke,
+            notResources: own,
+            conditions: { ArnLike: callerArn },
+          }),
+          new iam.PolicyStatement({
+            sid: 'DenyUntaggedSessionsTenantRoutes',
+            effect: iam.Effect.DENY,
+            principals: [new iam.AnyPrincipal()],
+            actions: invoke,
+            resources: routeResources('*').filter((r) => r.method === '*').map(resourcePolicyResource),
+            conditions: { Null: { [`aws:PrincipalTag/${TENANT_TAG_KEY}`]: 'true' } },
+          }),
+        ]
+      : [
+          new iam.PolicyStatement({
+            sid: 'AllowOrchestratorInvoke',
+            principals: [new iam.ArnPrincipal(callers.roleArn)],
+            actions: invoke,
+            resources: everything,
+          }),
+        ];
   return new iam.PolicyDocument({
     statements: [
+      ...perCaller,
       new iam.PolicyStatement({
-        sid: 'AllowOrchestratorInvoke',
-        effect: iam.Effect.ALLOW,
-        principals: [new iam.ArnPrincipal(orchestratorRoleArn)],
-        actions: ['execute-api:Invoke'],
-        resources: ['execute-api:/*'],
+        sid: 'DenyEveryoneElse',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: invoke,
+        resources: everything,
+        conditions: { ArnNotLike: callerArn },
       }),
       new iam.PolicyStatement({
         sid: 'DenyOutsideVpcEndpoint',

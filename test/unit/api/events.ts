@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 export function proxyEvent(
   method: string,
   path: string,
-  options: { body?: string | null; headers?: Record<string, string>; isBase64Encoded?: boolean; requestId?: string } = {},
+  options: { body?: string | null; headers?: Record<string, string>; isBase64Encoded?: boolean; requestId?: string; userArn?: string } = {},
 ): APIGatewayProxyEvent {
   const headers = options.headers ?? (options.body === undefined ? {} : { 'Content-Type': 'application/json' });
   return {
@@ -19,14 +19,20 @@ export function proxyEvent(
     stageVariables: null,
     body: options.body ?? null,
     isBase64Encoded: options.isBase64Encoded ?? false,
-    requestContext: { requestId: options.requestId ?? 'req-test-1', stage: 'test' } as APIGatewayProxyEvent['requestContext'],
+    // IAM authorization puts the caller's ARN here (`$context.identity.userArn`).
+    requestContext: {
+      requestId: options.requestId ?? 'req-test-1',
+      stage: 'test',
+      ...(options.userArn === undefined ? {} : { identity: { userArn: options.userArn } }),
+    } as APIGatewayProxyEvent['requestContext'],
   };
 }
 
-export const jsonPost = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+export const jsonPost = (path: string, body: unknown, headers: Record<string, string> = {}, userArn?: string) =>
   proxyEvent('POST', path, {
     body: typeof body === 'string' ? body : JSON.stringify(body),
     headers: { 'Content-Type': 'application/json', ...headers },
+    ...(userArn === undefined ? {} : { userArn }),
   });
 
 export const context = (): Context => ({

@@ -31,6 +31,9 @@ const OK_RESPONSE: ExecuteResponse = {
   timestamp: '2026-01-01T00:00:00.000Z',
 };
 
+/** The tenant route every /execute call here takes (the local binding: any path tenant). */
+const EXECUTE = '/t/acme/execute';
+
 const payload = (value: unknown) => new Uint8Array(Buffer.from(JSON.stringify(value)));
 
 function makeApi(env: Record<string, string> = {}) {
@@ -59,7 +62,11 @@ describe('routing', () => {
   it.each([
     ['GET', '/nope', 404, 'NOT_FOUND'],
     ['GET', '/validate', 405, 'METHOD_NOT_ALLOWED'],
-    ['DELETE', '/execute', 405, 'METHOD_NOT_ALLOWED'],
+    ['DELETE', EXECUTE, 405, 'METHOD_NOT_ALLOWED'],
+    // The tenant is in the path: the old tenant-less route is gone, and so is one without a tenant.
+    ['POST', '/execute', 404, 'NOT_FOUND'],
+    ['POST', '/t//execute', 404, 'NOT_FOUND'],
+    ['POST', '/t/acme/validate', 404, 'NOT_FOUND'],
     ['POST', '/health', 405, 'METHOD_NOT_ALLOWED'],
   ])('%s %s -> %i %s', async (method, path, status, code) => {
     const { result, body } = await call(makeApi(), proxyEvent(method, path));
@@ -69,7 +76,7 @@ describe('routing', () => {
   });
 
   it('names the allowed method in Allow on 405', async () => {
-    const { result } = await call(makeApi(), proxyEvent('GET', '/execute'));
+    const { result } = await call(makeApi(), proxyEvent('GET', EXECUTE));
     expect(result.headers?.['Allow']).toBe('POST');
   });
 
@@ -169,9 +176,10 @@ describe('ingress', () => {
     ['empty body', jsonPost('/validate', ''), 400, 'INVALID_JSON'],
     ['a JSON array', jsonPost('/validate', '[]'), 400, 'INVALID_REQUEST'],
     ['wrong type', jsonPost('/validate', { script: 1 }), 400, 'INVALID_REQUEST'],
-    ['missing script', jsonPost('/execute', {}), 400, 'INVALID_REQUEST'],
+    ['missing script', jsonPost(EXECUTE, {}), 400, 'INVALID_REQUEST'],
     ['unknown top-level field', jsonPost('/validate', { script: '1', extra: true }), 400, 'UNKNOWN_FIELD'],
-    ['invalid tenant', jsonPost('/execute', { script: '1' }, { 'X-Jube-Tenant': 'Not_OK' }), 400, 'INVALID_TENANT'],
+    ['invalid tenant', jsonPost('/t/Not_OK/execute', { script: '1' }), 400, 'INVALID_TENANT'],
+    ['a tenant segment that escapes', jsonPost('/t/../execute', { script: '1' }), 400, 'INVALID_TENANT'],
   ])('%s', async (_name, event, status, code) => {
     const { result, body } = await call(makeApi(), event);
     expect(result.statusCode).toBe(status);
@@ -189,7 +197,7 @@ describe('ingress', () => {
     [{ script: '1', variables: [{ name: 'a', value: 1, unit: 'kg' }] }, 'variables[0].unit'],
     [{ script: '1', dataframes: [{ name: 'd', dataPointer: 'p', format: 'csv' }] }, 'dataframes[0].format'],
   ])('names the path of an unknown nested field', async (request, path) => {
-    const { result, body } = await call(makeApi(), jsonPost('/execute', request));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, request));
     expect(result.statusCode).toBe(400);
     expect(body['code']).toBe('UNKNOWN_FIELD');
     expect(body['message']).toContain(path);
@@ -215,7 +223,7 @@ describe('ingress', () => {
     [{ script: '1', context: { deep: JSON.parse('['.repeat(21) + ']'.repeat(21)) } }, 'context.deep[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]', 'deeper than 20'],
     [{ script: '1', context: {}, variables: [{ name: '.context', value: 1 }] }, 'variables[0].name', "the request's context"],
   ])('explains a wrong value at its path (%#)', async (request, path, words) => {
-    const { result, body } = await call(makeApi(), jsonPost('/execute', request));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, request));
     expect(result.statusCode).toBe(400);
     expect(body['code']).toBe('INVALID_REQUEST');
     const issue = (body['issues'] as { path: string; message: string }[]).find((i) => i.path === path);
@@ -224,9 +232,9 @@ describe('ingress', () => {
   });
 });
 
-describe('/execute', () => {
+describe('/t/{tenant}/execute', () => {
   it('invokes the execute function once, synchronously, with the clamped timeout and the request id', async () => {
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1 + 1', variables: [{ name: 'n', value: 3 }] }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1 + 1', variables: [{ name: 'n', value: 3 }] }));
     expect(result.statusCode).toBe(200);
     expect(ExecuteResponseSchema.parse(body)).toEqual(OK_RESPONSE);
     const calls = lambda.commandCalls(InvokeCommand);
@@ -240,15 +248,15 @@ describe('/execute', () => {
 
   it('passes plots and context on to the execute function as sent', async () => {
     const context = { threshold: 2, rows: [{ x: 1 }], nothing: null };
-    await call(makeApi(), jsonPost('/execute', { script: '1', plots: { width: 400, format: 'svg' }, context }));
+    await call(makeApi(), jsonPost(EXECUTE, { script: '1', plots: { width: 400, format: 'svg' }, context }));
     expect(sentEvent()).toMatchObject({ plots: { width: 400, format: 'svg' }, context });
-    await call(makeApi(), jsonPost('/execute', { script: '1', plots: false }));
+    await call(makeApi(), jsonPost(EXECUTE, { script: '1', plots: false }));
     expect(sentEvent(1)['plots']).toBe(false);
   });
 
   it('passes contextEncoding on with the context', async () => {
     const context = { type: 'list', attributes: {}, value: [{ type: 'double', attributes: {}, value: [3] }] };
-    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', context, contextEncoding: 'r-json' }));
+    const { result } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', context, contextEncoding: 'r-json' }));
     expect(result.statusCode).toBe(200);
     expect(sentEvent()).toMatchObject({ context, contextEncoding: 'r-json' });
   });
@@ -260,7 +268,7 @@ describe('/execute', () => {
     ['attribute', { type: 'list', attributes: { srcref: { type: 'integer', attributes: {}, value: [1] } }, value: [] }, 'context.attributes.srcref', 'not allowed'],
     ['not a list', { type: 'double', attributes: {}, value: [1] }, 'context.type', 'must be a list'],
   ])('an r-json context holding a %s is CONTEXT_NOT_DATA at its path, never sent on', async (_, context, path, words) => {
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1', context, contextEncoding: 'r-json' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', context, contextEncoding: 'r-json' }));
     expect(result.statusCode).toBe(400);
     expect(body['code']).toBe('CONTEXT_NOT_DATA');
     expect((body['issues'] as { path: string; message: string }[]).find((i) => i.path === path)?.message).toContain(words);
@@ -269,12 +277,12 @@ describe('/execute', () => {
 
   it('the same context under the default json encoding is plain JSON and is sent on', async () => {
     const context = { type: 'list', attributes: {}, value: [{ type: 'closure', attributes: {}, value: [] }] };
-    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', context }));
+    const { result } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', context }));
     expect(result.statusCode).toBe(200);
   });
 
   it('accepts plot options exactly at their bounds', async () => {
-    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1', plots: { width: 2048, height: 64, dpi: 36 } }));
+    const { result } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', plots: { width: 2048, height: 64, dpi: 36 } }));
     expect(result.statusCode).toBe(200);
   });
 
@@ -286,51 +294,51 @@ describe('/execute', () => {
     [20, 20],
     [1000, 20],
   ])('clamps timeoutSeconds %s to %i', async (requested, sent) => {
-    await call(makeApi(), jsonPost('/execute', { script: '1', ...(requested === undefined ? {} : { timeoutSeconds: requested }) }));
+    await call(makeApi(), jsonPost(EXECUTE, { script: '1', ...(requested === undefined ? {} : { timeoutSeconds: requested }) }));
     expect(sentEvent()['timeoutSeconds']).toBe(sent);
   });
 
   it('hands a note to the execute function when it lowered timeoutSeconds, naming the maximum; nothing when it did not', async () => {
     // The execute function caps the notes (maxNotes), so the note travels in the event and the
     // response comes back as that function made it: nothing is added after the cap.
-    const { body } = await call(makeApi(), jsonPost('/execute', { script: '1', timeoutSeconds: 60 }));
+    const { body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', timeoutSeconds: 60 }));
     expect(sentEvent()['notes']).toEqual(["timeoutSeconds 60 is above this deployment's maximum; 20 s was used (GET /health limits.scriptTimeoutSecondsMax)"]);
     expect(body['notes']).toEqual(OK_RESPONSE.notes);
-    const { body: within } = await call(makeApi(), jsonPost('/execute', { script: '1', timeoutSeconds: 20 }));
+    const { body: within } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', timeoutSeconds: 20 }));
     expect(sentEvent(1)).not.toHaveProperty('notes');
     expect(within['notes']).toEqual(OK_RESPONSE.notes);
   });
 
   it('passes the output budget on as sent, and refuses a budget that is not whole positive numbers', async () => {
-    await call(makeApi(), jsonPost('/execute', { script: '1', outputBudget: { consoleBytes: 4096, warnings: 5 } }));
+    await call(makeApi(), jsonPost(EXECUTE, { script: '1', outputBudget: { consoleBytes: 4096, warnings: 5 } }));
     expect(sentEvent()['outputBudget']).toEqual({ consoleBytes: 4096, warnings: 5 });
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1', outputBudget: { valueBytes: 0 } }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', outputBudget: { valueBytes: 0 } }));
     expect(result.statusCode).toBe(400);
     expect((body['issues'] as { path: string }[])[0]?.path).toBe('outputBudget.valueBytes');
   });
 
-  it('passes the tenant as TenantId when the function uses PER_TENANT tenancy', async () => {
+  it("passes the path's tenant as TenantId when the function uses PER_TENANT tenancy", async () => {
     const api = makeApi({ JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' });
-    await call(api, jsonPost('/execute', { script: '1' }, { 'x-JUBE-tenant': 'acme-1' }));
+    await call(api, jsonPost('/t/acme-1/execute', { script: '1' }));
     const calls = lambda.commandCalls(InvokeCommand);
     expect(calls[0]!.args[0].input.TenantId).toBe('acme-1');
   });
 
-  it('requires X-Jube-Tenant under PER_TENANT tenancy (400 TENANT_REQUIRED, nothing invoked) rather than sharing "default"', async () => {
-    const { result, body } = await call(makeApi({ JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' }), jsonPost('/execute', { script: '1' }));
-    expect(result.statusCode).toBe(400);
-    expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'TENANT_REQUIRED', message: expect.stringContaining('X-Jube-Tenant') });
-    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+  it('ignores an X-Jube-Tenant header: the tenant is the path\'s, which IAM binds to the caller', async () => {
+    const api = makeApi({ JUBE_R_EXECUTE_TENANCY: 'PER_TENANT' });
+    const { result } = await call(api, jsonPost('/t/acme/execute', { script: '1' }, { 'X-Jube-Tenant': 'globex' }));
+    expect(result.statusCode).toBe(200);
+    expect(lambda.commandCalls(InvokeCommand)[0]!.args[0].input.TenantId).toBe('acme');
   });
 
-  it('keeps "default" for a caller without X-Jube-Tenant where tenancy is shared', async () => {
-    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+  it('sends no TenantId where tenancy is shared', async () => {
+    const { result } = await call(makeApi(), jsonPost(EXECUTE, { script: '1' }));
     expect(result.statusCode).toBe(200);
     expect(lambda.commandCalls(InvokeCommand)[0]!.args[0].input.TenantId).toBeUndefined();
   });
 
   it('answers a rejected script itself, in the full response shape, without invoking', async () => {
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: 'system("id")' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: 'system("id")' }));
     expect(result.statusCode).toBe(200);
     const response = ExecuteResponseSchema.parse(body);
     expect(response).toMatchObject({
@@ -344,14 +352,14 @@ describe('/execute', () => {
   it('passes the script own failure through as a 200 with status "error"', async () => {
     const failed: ExecuteResponse = { ...OK_RESPONSE, status: 'error', error: 'Error: boom' };
     lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: payload(failed) as never });
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: 'stop("boom")' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: 'stop("boom")' }));
     expect(result.statusCode).toBe(200);
     expect(body).toEqual(failed);
   });
 
   it('turns a throttle into 503 with Retry-After at once, never retrying', async () => {
     lambda.on(InvokeCommand).rejects(new TooManyRequestsException({ message: 'Rate Exceeded.', $metadata: { httpStatusCode: 429 } }));
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1' }));
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['Retry-After']).toBe('1');
     expect(body).toMatchObject({ code: 'THROTTLED', requestId: 'req-test-1' });
@@ -360,7 +368,7 @@ describe('/execute', () => {
 
   it("uses Lambda's retryAfterSeconds when it gives one", async () => {
     lambda.on(InvokeCommand).rejects(new TooManyRequestsException({ message: 'Rate Exceeded.', $metadata: {}, retryAfterSeconds: '7' }));
-    const { result } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    const { result } = await call(makeApi(), jsonPost(EXECUTE, { script: '1' }));
     expect(result.headers?.['Retry-After']).toBe('7');
   });
 
@@ -370,7 +378,7 @@ describe('/execute', () => {
     ['a payload that is not an ExecuteResponse', { StatusCode: 200, Payload: payload({ status: 'maybe' }) }],
   ])('turns %s into 502 EXECUTE_FAILED with the request id and no detail', async (_name, output) => {
     lambda.on(InvokeCommand).resolves(output as never);
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1' }));
     expect(result.statusCode).toBe(502);
     expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'EXECUTE_FAILED', requestId: 'req-test-1' });
     expect(result.body).not.toContain('secret detail');
@@ -380,7 +388,7 @@ describe('/execute', () => {
     // Prepare: what Lambda answers when the execute runtime process ended mid-invocation.
     lambda.on(InvokeCommand).resolves({ StatusCode: 200, FunctionError: 'Unhandled', Payload: payload({ errorType: 'Runtime.ExitError', errorMessage: 'RequestId: x Error: Runtime exited with error: signal: killed' }) } as never);
     // Act
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1' }));
     // Assess
     expect(result.statusCode).toBe(502);
     expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'EXECUTE_ENVIRONMENT_LOST', requestId: 'req-test-1' });
@@ -391,7 +399,7 @@ describe('/execute', () => {
 
   it('turns an SDK or network failure into 500 INTERNAL with the request id', async () => {
     lambda.on(InvokeCommand).rejects(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }));
-    const { result, body } = await call(makeApi(), jsonPost('/execute', { script: '1' }));
+    const { result, body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1' }));
     expect(result.statusCode).toBe(500);
     expect(body).toMatchObject({ code: 'INTERNAL', requestId: 'req-test-1' });
     expect(result.body).not.toContain('ECONNREFUSED');

@@ -56,7 +56,7 @@ describe('an execute invocation that outlives the validate function\'s time', ()
 
     // Act
     const started = performance.now();
-    const result = await api.handler(jsonPost('/execute', { script: 'Sys.sleep(100)' }), contextWith(remainingMs));
+    const result = await api.handler(jsonPost('/t/acme/execute', { script: 'Sys.sleep(100)' }), contextWith(remainingMs));
     const elapsed = performance.now() - started;
 
     // Assess
@@ -75,7 +75,7 @@ describe('an execute invocation that outlives the validate function\'s time', ()
     lambda.on(InvokeCommand).resolves({ StatusCode: 200 });
     const api = createApi({ env: ENV, config: readServiceConfig(ENV), logger: silent });
 
-    const result = await api.handler(jsonPost('/execute', { script: '1' }), contextWith(300 + MIN_INVOKE_BUDGET_MS - 100));
+    const result = await api.handler(jsonPost('/t/acme/execute', { script: '1' }), contextWith(300 + MIN_INVOKE_BUDGET_MS - 100));
 
     expect(result.statusCode).toBe(504);
     expect(JSON.parse(result.body)).toMatchObject({ code: 'EXECUTE_DEADLINE' });

@@ -79,7 +79,7 @@ describe('X-Jube-Session', () => {
 
   it('is read whatever the case of the header name, and a malformed one is a 400 INVALID_SESSION before any invoke', async () => {
     const api = makeApi(PER_TENANT);
-    const { result, body } = await call(api, jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme', 'X-JUBE-Session': 'Bad_Session' }));
+    const { result, body } = await call(api, jsonPost('/t/acme/execute', { script: '1' }, { 'X-JUBE-Session': 'Bad_Session' }));
     expect(result.statusCode).toBe(400);
     expect(ErrorBodySchema.parse(body)).toMatchObject({ code: 'INVALID_SESSION', message: expect.stringContaining('X-Jube-Session') });
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
@@ -149,22 +149,22 @@ describe("the invoke's TenantId", () => {
   it('session mode: two sessions of one tenant get two TenantIds, one session keeps its own', async () => {
     const api = makeApi({ ...PER_TENANT, JUBE_R_ISOLATION: 'session' });
     for (const session of ['s1', 's2', 's1']) {
-      await call(api, jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme', 'x-jube-session': session }));
+      await call(api, jsonPost('/t/acme/execute', { script: '1' }, { 'x-jube-session': session }));
     }
-    await call(api, jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme' }));
+    await call(api, jsonPost('/t/acme/execute', { script: '1' }));
     expect(tenantIds()).toEqual(['acme_s1', 'acme_s2', 'acme_s1', 'acme']);
   });
 
   it('tenant mode: the session does not change the TenantId', async () => {
     const api = makeApi({ ...PER_TENANT, JUBE_R_ISOLATION: 'tenant' });
-    await call(api, jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme', 'x-jube-session': 's1' }));
-    await call(api, jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme', 'x-jube-session': 's2' }));
+    await call(api, jsonPost('/t/acme/execute', { script: '1' }, { 'x-jube-session': 's1' }));
+    await call(api, jsonPost('/t/acme/execute', { script: '1' }, { 'x-jube-session': 's2' }));
     expect(tenantIds()).toEqual(['acme', 'acme']);
   });
 
   it('run mode: every call a distinct TenantId, even within one session', async () => {
     const api = makeApi({ ...PER_TENANT, JUBE_R_ISOLATION: 'run' });
-    for (let i = 0; i < 3; i += 1) await call(api, jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme', 'x-jube-session': 's1' }));
+    for (let i = 0; i < 3; i += 1) await call(api, jsonPost('/t/acme/execute', { script: '1' }, { 'x-jube-session': 's1' }));
     const ids = tenantIds();
     expect(new Set(ids).size).toBe(3);
     for (const id of ids) expect(id).toMatch(/^acme__[0-9a-f]{32}$/);
@@ -179,7 +179,7 @@ describe("the invoke's TenantId", () => {
       },
     };
     const api = makeApi({ ...PER_TENANT, JUBE_R_ISOLATION: 'session' }, resolver);
-    await call(api, jsonPost('/execute', { script: '1', dataframes: [{ name: 'd', dataPointer: 'p1' }] }, { 'x-jube-tenant': 'acme', 'x-jube-session': 's1' }));
+    await call(api, jsonPost('/t/acme/execute', { script: '1', dataframes: [{ name: 'd', dataPointer: 'p1' }] }, { 'x-jube-session': 's1' }));
     expect(asked).toEqual(['acme']);
     expect(tenantIds()).toEqual(['acme_s1']);
   });
@@ -191,20 +191,36 @@ describe("Lambda's cap on tenant environments", () => {
 
   it('is 503 THROTTLED with Retry-After and reason tenant-environments under PER_TENANT', async () => {
     lambda.on(InvokeCommand).rejects(capHit());
-    const { result, body } = await call(makeApi(PER_TENANT), jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme', 'x-jube-session': 's9' }));
+    const { result, body } = await call(makeApi(PER_TENANT), jsonPost('/t/acme/execute', { script: '1' }, { 'x-jube-session': 's9' }));
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['Retry-After']).toBe('1');
     expect(ErrorBodySchema.parse(body)).toMatchObject({
       code: 'THROTTLED',
       reason: 'tenant-environments',
-      message: expect.stringContaining('isolated execution environments'),
+      // An inference from a missing Reason, and said to be one.
+      message: expect.stringContaining('probably its cap on isolated execution environments'),
     });
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(1);
   });
 
+  it('logs Lambda\'s own Reason raw, none or unknown, beside the inferred reason', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = new Logger({ serviceName: 'jube-r-test', logLevel: 'INFO' });
+    logger.error = ((message: string, entry: Record<string, unknown>) => lines.push({ message, ...entry })) as typeof logger.error;
+    const api = createApi({ env: { JUBE_R_LAMBDA_ENDPOINT: 'http://127.0.0.1:9', ...PER_TENANT }, config: readServiceConfig({ JUBE_R_LAMBDA_ENDPOINT: 'http://127.0.0.1:9', ...PER_TENANT }), logger });
+    lambda.on(InvokeCommand).rejectsOnce(capHit()).rejectsOnce(new TooManyRequestsException({ message: 'Rate exceeded', $metadata: {}, Reason: 'SomeFutureLimitExceeded' as never }));
+    const first = await call(api, jsonPost('/t/acme/execute', { script: '1' }));
+    const second = await call(api, jsonPost('/t/acme/execute', { script: '1' }));
+    expect([first.body['reason'], second.body['reason']]).toEqual(['tenant-environments', 'tenant-environments']);
+    expect(lines.map((l) => [l['throttleReason'], l['lambdaThrottleReason']])).toEqual([
+      ['tenant-environments', null],
+      ['tenant-environments', 'SomeFutureLimitExceeded'],
+    ]);
+  });
+
   it('keeps Lambda\'s retryAfterSeconds', async () => {
     lambda.on(InvokeCommand).rejects(new TooManyRequestsException({ message: 'Rate exceeded', $metadata: {}, retryAfterSeconds: '12' }));
-    const { result } = await call(makeApi(PER_TENANT), jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme' }));
+    const { result } = await call(makeApi(PER_TENANT), jsonPost('/t/acme/execute', { script: '1' }));
     expect(result.headers?.['Retry-After']).toBe('12');
   });
 
@@ -212,7 +228,7 @@ describe("Lambda's cap on tenant environments", () => {
     lambda.on(InvokeCommand).rejects(
       new TooManyRequestsException({ message: 'Rate Exceeded.', $metadata: {}, Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded' }),
     );
-    const { body } = await call(makeApi(PER_TENANT), jsonPost('/execute', { script: '1' }, { 'x-jube-tenant': 'acme' }));
+    const { body } = await call(makeApi(PER_TENANT), jsonPost('/t/acme/execute', { script: '1' }));
     expect(body).toMatchObject({ code: 'THROTTLED', reason: 'concurrency' });
     expect(throttleReason({ Reason: 'FunctionInvocationRateLimitExceeded' }, true)).toBe('invocation-rate');
     expect(throttleReason({ Reason: 'ConcurrentInvocationLimitExceeded' }, true)).toBe('concurrency');
@@ -233,7 +249,7 @@ describe('GET /health isolation', () => {
     });
     const { body } = await call(api, proxyEvent('GET', '/health'));
     expect(HealthResponseSchema.parse(body).isolation).toEqual({
-      tenancy: 'PER_TENANT', mode: 'run', boundary: 'lambda-tenant-isolation', maxTenantEnvironments: 50,
+      tenancy: 'PER_TENANT', mode: 'run', boundary: 'lambda-tenant-isolation', maxTenantEnvironments: 50, tenantBinding: 'unchecked',
     });
     expect(tenantEnvironmentCap(1000)).toBe(2500);
     expect(tenantEnvironmentCap(1)).toBe(2);
@@ -243,7 +259,7 @@ describe('GET /health isolation', () => {
     const api = makeApi({ JUBE_R_SHARED_TENANCY_REASON: 'sandbox account, smoke tests only', JUBE_R_ISOLATION: 'tenant' });
     const { body } = await call(api, proxyEvent('GET', '/health'));
     expect(HealthResponseSchema.parse(body).isolation).toEqual({
-      tenancy: 'SHARED', sharedTenancyReason: 'sandbox account, smoke tests only', mode: 'tenant', boundary: 'none',
+      tenancy: 'SHARED', sharedTenancyReason: 'sandbox account, smoke tests only', mode: 'tenant', boundary: 'none', tenantBinding: 'unchecked',
     });
   });
 });

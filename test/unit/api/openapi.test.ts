@@ -72,7 +72,7 @@ describe('docs/openapi.yaml against the zod schemas', () => {
 
   it.each([
     ['/validate', ValidateRequestSchema],
-    ['/execute', executeRequestSchema(loadRules())],
+    ['/t/{tenant}/execute', executeRequestSchema(loadRules())],
   ])('request body of %s', (route, schema) => {
     const body = operation(route, 'POST')['requestBody'] as Json;
     expect(shape(jsonSchemaOf(body))).toEqual(fromZod(schema, 'input'));
@@ -83,7 +83,7 @@ describe('docs/openapi.yaml against the zod schemas', () => {
     ['/packages', 'GET', PackagesResponseSchema],
     ['/help', 'GET', HelpResponseSchema],
     ['/validate', 'POST', ValidateResponseSchema],
-    ['/execute', 'POST', ExecuteResponseSchema],
+    ['/t/{tenant}/execute', 'POST', ExecuteResponseSchema],
   ])('200 response of %s', (route, method, schema) => {
     expect(responseSchema(route, method, '200')).toEqual(fromZod(schema, 'output'));
   });
@@ -98,8 +98,8 @@ describe('docs/openapi.yaml against the zod schemas', () => {
     }
   });
 
-  it('documents each status the error codes of /execute can produce', () => {
-    const statuses = Object.keys(operation('/execute', 'POST')['responses'] as Json);
+  it('documents each status the error codes of /t/{tenant}/execute can produce', () => {
+    const statuses = Object.keys(operation('/t/{tenant}/execute', 'POST')['responses'] as Json);
     const expected = new Set(ERROR_CODES.filter((c) => c !== 'NOT_FOUND').map((c) => String(ERROR_STATUS[c])));
     for (const status of expected) expect(statuses).toContain(status);
   });

@@ -15,20 +15,26 @@ import { DEPLOY_OVERRIDES, SHARED_VPC } from './synth-fixture.ts';
 const withChanges = (changes: (c: DeploymentConfigInput) => DeploymentConfigInput) => changes(structuredClone(ENVIRONMENTS.dev));
 
 describe('resolveDeploymentConfig', () => {
-  it('accepts dev as written, placeholders included', () => {
-    expect(resolveDeploymentConfig('dev').orchestratorRoleArn).toContain(`::${PLACEHOLDER_ACCOUNT}:`);
+  it('accepts dev as written: callers bound by identity to a tenant role the stack creates, no principal named', () => {
+    expect(resolveDeploymentConfig('dev').callers).toEqual({ kind: 'identity' });
+    expect(JSON.stringify(ENVIRONMENTS)).not.toContain(PLACEHOLDER_ACCOUNT);
   });
 
-  it.each(['staging', 'prod'] as const)('refuses %s with the placeholder account, naming the override', (env) => {
-    expect(() => resolveDeploymentConfig(env)).toThrowError(/orchestratorRoleArn: .* placeholder account 111111111111; pass -c orchestratorRoleArn=/);
+  it.each(['staging', 'prod'] as const)('refuses %s without a prebuilt image, naming the key and the facts it needs', (env) => {
+    expect(() => resolveDeploymentConfig(env, { integrationQuotaRaisedBy: 'case 1' })).toThrowError(
+      /executeImageUri: staging and prod run a prebuilt image whose package facts were pulled from that very image.*scripts\/image-facts\.sh/,
+    );
   });
 
-  it('refuses prod with the placeholder quota statement, and the placeholder account given as account', () => {
-    const role = { orchestratorRoleArn: 'arn:aws:iam::123456789012:role/orchestrator' };
-    expect(() => resolveDeploymentConfig('prod', role)).toThrowError(/integrationQuota.raisedBy: still the placeholder; pass -c integrationQuotaRaisedBy=/);
-    expect(() => resolveDeploymentConfig('staging', { ...role, account: PLACEHOLDER_ACCOUNT })).toThrowError(/account: 111111111111 is the placeholder account/);
-    expect(() => resolveDeploymentConfig('staging', { ...role, dataWriterRoleArn: `arn:aws:iam::${PLACEHOLDER_ACCOUNT}:role/uploader` })).toThrowError(
+  it('refuses prod with the placeholder quota statement, and the placeholder account given anywhere', () => {
+    const image = { executeImageUri: DEPLOY_OVERRIDES.prod.executeImageUri! };
+    expect(() => resolveDeploymentConfig('prod', image)).toThrowError(/integrationQuota.raisedBy: still the placeholder; pass -c integrationQuotaRaisedBy=/);
+    expect(() => resolveDeploymentConfig('staging', { ...image, account: PLACEHOLDER_ACCOUNT })).toThrowError(/account: 111111111111 is the placeholder account/);
+    expect(() => resolveDeploymentConfig('staging', { ...image, dataWriterRoleArn: `arn:aws:iam::${PLACEHOLDER_ACCOUNT}:role/uploader` })).toThrowError(
       /data.writerRoleArn: in the placeholder account/,
+    );
+    expect(() => resolveDeploymentConfig('staging', { ...image, tenantRoleArn: `arn:aws:iam::${PLACEHOLDER_ACCOUNT}:role/tenants` })).toThrowError(
+      /tenantRoleArn: .* placeholder account 111111111111/,
     );
   });
 
@@ -45,17 +51,48 @@ describe('resolveDeploymentConfig', () => {
     expect(config.executeImageUri).toBe(image);
   });
 
+  it('reads the callers\' endpoints and peered networks from context, as comma-separated lists', () => {
+    const config = resolveDeploymentConfig('dev', { callerVpcEndpointIds: 'vpce-0123456789abcdef0, vpce-0fedcba9876543210', peeredCallerCidrs: '10.99.0.0/16' });
+    expect(config.api).toMatchObject({ additionalVpcEndpointIds: ['vpce-0123456789abcdef0', 'vpce-0fedcba9876543210'], peeredCallerCidrs: ['10.99.0.0/16'] });
+    expect(() => resolveDeploymentConfig('dev', { peeredCallerCidrs: '10.99.0.0/16,not-a-cidr' })).toThrowError(/api\.peeredCallerCidrs\.1/);
+  });
+
+  describe('the tenant binding', () => {
+    const orchestrator = 'arn:aws:iam::123456789012:role/platform/orchestrator';
+
+    it('takes an existing tenant role (another account\'s) instead of creating one', () => {
+      expect(resolveDeploymentConfig('dev', { tenantRoleArn: 'arn:aws:iam::210987654321:role/jube-r-tenants' }).callers).toEqual({
+        kind: 'identity',
+        tenantRoleArn: 'arn:aws:iam::210987654321:role/jube-r-tenants',
+      });
+    });
+
+    it('is single-orchestrator only as an explicit choice, and then needs its role', () => {
+      expect(resolveDeploymentConfig('dev', { tenantBinding: 'single-orchestrator', orchestratorRoleArn: orchestrator }).callers).toEqual({
+        kind: 'single-orchestrator',
+        orchestratorRoleArn: orchestrator,
+      });
+      expect(() => resolveDeploymentConfig('dev', { orchestratorRoleArn: orchestrator })).toThrowError(/an explicit choice: pass -c tenantBinding=single-orchestrator/);
+      expect(() => resolveDeploymentConfig('dev', { tenantBinding: 'single-orchestrator' })).toThrowError(/needs -c orchestratorRoleArn=/);
+      expect(() => resolveDeploymentConfig('dev', { tenantBinding: 'single-orchestrator', orchestratorRoleArn: orchestrator, tenantRoleArn: orchestrator })).toThrowError(
+        /a single orchestrator binds no tenant role/,
+      );
+      expect(() => resolveDeploymentConfig('dev', { tenantBinding: 'anyone' })).toThrowError(/tenantBinding: "anyone" is not identity or single-orchestrator/);
+    });
+  });
+
   it.each([undefined, '', 'production', 42])('refuses an unknown environment %j, naming the choices', (env) => {
     expect(() => resolveDeploymentConfig(env)).toThrowError(/pass -c env=dev\|staging\|prod/);
   });
 
   it('applies context overrides and ignores empty ones', () => {
     const config = resolveDeploymentConfig('staging', {
+      ...DEPLOY_OVERRIDES.staging,
       account: '123456789012',
-      orchestratorRoleArn: 'arn:aws:iam::123456789012:role/platform/orchestrator',
+      tenantRoleArn: 'arn:aws:iam::123456789012:role/platform/jube-r-tenants',
       region: '',
     });
-    expect(config).toMatchObject({ account: '123456789012', orchestratorRoleArn: 'arn:aws:iam::123456789012:role/platform/orchestrator', region: 'eu-west-1' });
+    expect(config).toMatchObject({ account: '123456789012', callers: { tenantRoleArn: 'arn:aws:iam::123456789012:role/platform/jube-r-tenants' }, region: 'eu-west-1' });
   });
 
   it('refuses a region override without that region\'s S3 prefix list, naming the key and the lookup', () => {
@@ -85,7 +122,7 @@ describe('resolveDeploymentConfig', () => {
     ['a base image pinned by tag only', { executeBaseImage: 'debian:trixie-slim' }, /executeBaseImage: must be pinned by digest/],
     ['an alarm topic that is not an SNS ARN', { alarmTopicArn: 'jube-r-alarms' }, /alarmTopicArn/],
     ['an opt-in that is not a boolean', { manageApiGatewayAccount: 'maybe' }, /manageApiGatewayAccount/],
-    ['a user instead of a role', { orchestratorRoleArn: 'arn:aws:iam::123456789012:user/bob' }, /orchestratorRoleArn/],
+    ['a user instead of a role', { tenantRoleArn: 'arn:aws:iam::123456789012:user/bob' }, /tenantRoleArn: must be an IAM role ARN/],
     ['a malformed prefix list', { s3PrefixListId: 'com.amazonaws.eu-west-1.s3' }, /s3PrefixListId/],
     ['a prebuilt image pinned by tag only', { executeImageUri: '123456789012.dkr.ecr.eu-west-1.amazonaws.com/jube-r:latest' }, /executeImageUri: must be an ECR image pinned by digest/],
   ])('refuses %s, naming the key', (_name, overrides, message) => {
@@ -130,9 +167,20 @@ describe('DeploymentConfigSchema', () => {
       /"path":\["vpc","executeApiEndpoint"\].*nobody can reach the API/,
     ],
     [
-      'route tables for an existing VPC (the stack adds no route to a shared VPC)',
-      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, isolatedSubnetRouteTableIds: ['rtb-0a1b2c3d4e5f60711', 'rtb-0a1b2c3d4e5f60722'] } }) as DeploymentConfigInput),
-      /isolatedSubnetRouteTableIds/,
+      // The execute function's egress to S3 must go through an endpoint whose policy names only the data bucket.
+      'an existing VPC without the route tables of its isolated subnets',
+      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, isolatedRouteTableIds: undefined } }) as DeploymentConfigInput),
+      /"path":\["vpc","isolatedRouteTableIds"\].*S3 gateway endpoint there whose policy names only the data bucket/,
+    ],
+    [
+      'an existing VPC with fewer route tables than isolated subnets',
+      withChanges((c) => ({ ...c, vpc: { ...SHARED_VPC, isolatedRouteTableIds: ['rtb-0a1b2c3d4e5f60733'] } })),
+      /one route table id per isolated subnet/,
+    ],
+    [
+      'the single-orchestrator binding without its role',
+      withChanges((c) => ({ ...c, callers: { kind: 'single-orchestrator' } }) as unknown as DeploymentConfigInput),
+      /"path":\["callers","orchestratorRoleArn"\]/,
     ],
   ])('refuses %s', (_name, input, message) => {
     const parsed = DeploymentConfigSchema.safeParse(input);

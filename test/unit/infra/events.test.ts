@@ -1,7 +1,9 @@
 /**
  * The sample events under events/ (for `sam local invoke`) parse with the handlers' own schemas:
- * API Gateway proxy events route, carry a valid tenant and a body the route accepts; the execute
- * event is an ExecuteEvent. docs/local-sam.md only names events that exist.
+ * API Gateway proxy events route, come from a session of the tenant role named after tenant `acme`
+ * (as IAM authorization puts the caller in the request context), a tenant route's path names that
+ * tenant, and a body the route accepts; the execute event is an ExecuteEvent. docs/local-sam.md
+ * only names events that exist.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,13 +12,15 @@ import { describe, expect, it } from 'vitest';
 import { ExecuteEventSchema } from '../../../layers/contract/execute.ts';
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { lowerCaseHeaders } from '../../../functions/api/http/ingress.ts';
-import { tenantOf } from '../../../functions/api/http/tenant.ts';
+import { tenantOfCall } from '../../../functions/api/http/caller.ts';
+import { parseRoleArn } from '../../../layers/contract/iam-arns.ts';
 import { executeRequestSchema, ROUTES, ValidateRequestSchema } from '../../../layers/contract/api.ts';
 import { matchRoute } from '../../../functions/api/routes/table.ts';
 import { REPOSITORY_ROOT } from '../../../infra/lib/app.ts';
 
 /** The parts of an API Gateway REST proxy event the validate handler reads. */
 const ApiGatewayProxyEventSchema = z.object({
+  /** The API Gateway resource (the route template, `/t/{tenant}/execute`). */
   resource: z.string(),
   path: z.string().startsWith('/'),
   httpMethod: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']),
@@ -29,11 +33,13 @@ const ApiGatewayProxyEventSchema = z.object({
   requestContext: z.object({
     requestId: z.string().min(1),
     stage: z.string().min(1),
-    identity: z.object({ sourceIp: z.string(), vpceId: z.string().startsWith('vpce-').optional() }),
+    identity: z.object({ sourceIp: z.string(), userArn: z.string(), vpceId: z.string().startsWith('vpce-').optional() }),
   }),
 });
 
 const eventsDir = join(REPOSITORY_ROOT, 'events');
+/** The tenant role the sample events' caller (`.../assumed-role/jube-r-tenants-dev/acme`) is a session of. */
+const SAMPLE_TENANT_ROLE = 'arn:aws:iam::123456789012:role/jube-r-tenants-dev';
 const readJson = (path: string): unknown => JSON.parse(readFileSync(path, 'utf8'));
 const apiEvents = readdirSync(join(eventsDir, 'api')).filter((f) => f.endsWith('.json')).sort();
 
@@ -41,18 +47,21 @@ describe('API Gateway sample events', () => {
   it('cover every route of the handler', () => {
     const routes = apiEvents.map((file) => {
       const event = ApiGatewayProxyEventSchema.parse(readJson(join(eventsDir, 'api', file)));
-      return `${event.httpMethod} ${event.path}`;
+      return `${event.httpMethod} ${event.resource}`;
     });
     expect(new Set(routes)).toEqual(new Set(Object.entries(ROUTES).map(([path, r]) => `${r.method} ${path}`)));
   });
 
-  it.each(apiEvents)('%s is a proxy event the handler routes, with a valid tenant and an acceptable body', (file) => {
+  it.each(apiEvents)("%s is a proxy event the handler routes, from tenant acme's identity, with an acceptable body", (file) => {
     // Act
     const event = ApiGatewayProxyEventSchema.parse(readJson(join(eventsDir, 'api', file)));
-    const route = matchRoute(event.httpMethod, event.path);
+    const { route, tenant } = matchRoute(event.httpMethod, event.path);
+    const identity = { mode: 'identity', role: parseRoleArn(SAMPLE_TENANT_ROLE) } as const;
 
-    // Assess
-    expect(tenantOf(lowerCaseHeaders(event.headers))).toBe('acme');
+    // Assess: what the identity binding would let through, as deployed.
+    if (route.tenant) expect(tenantOfCall(identity, tenant, event.requestContext.identity)).toBe('acme');
+    else expect(() => tenantOfCall(identity, 'acme', event.requestContext.identity)).not.toThrow();
+    expect(lowerCaseHeaders(event.headers)).not.toHaveProperty('x-jube-tenant');
     if (!route.body) {
       expect(event.body).toBeNull();
       return;

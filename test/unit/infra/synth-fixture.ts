@@ -13,6 +13,7 @@ import type { IConstruct } from 'constructs';
 import { buildApp, DEFAULT_PATHS, REPOSITORY_ROOT, type BuildAppOptions } from '../../../infra/lib/app.ts';
 import { resolveDeploymentConfig, type ContextOverrides, type DeploymentConfig, type EnvironmentName } from '../../../infra/lib/config.ts';
 import type { JubeRStack } from '../../../infra/lib/jube-r-stack.ts';
+import { IMAGE_SOURCE_SUFFIX } from '../../../infra/lib/package-facts.ts';
 
 export interface Synthesized {
   readonly config: DeploymentConfig;
@@ -35,46 +36,63 @@ export interface CfnTemplate {
   readonly Resources: Record<string, CfnResource>;
 }
 
+/** The prebuilt image staging and prod run in these tests, and the digest its package facts record. */
+export const FIXTURE_IMAGE_DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;
+export const FIXTURE_IMAGE_URI = `123456789012.dkr.ecr.eu-west-1.amazonaws.com/jube-r-execute@${FIXTURE_IMAGE_DIGEST}`;
+
 /**
- * What an operator passes for staging and prod (their configs ship placeholders, which only dev may
- * keep): the same values as `-c orchestratorRoleArn=... -c integrationQuotaRaisedBy=...`.
+ * What an operator passes for staging and prod (which need a prebuilt image, and prod its raised
+ * quota): the same values as `-c executeImageUri=... -c integrationQuotaRaisedBy=...`.
  */
 export const DEPLOY_OVERRIDES: Readonly<Record<EnvironmentName, ContextOverrides>> = {
   dev: {},
-  staging: { orchestratorRoleArn: 'arn:aws:iam::123456789012:role/jube-r-orchestrator-staging' },
-  prod: { orchestratorRoleArn: 'arn:aws:iam::123456789012:role/jube-r-orchestrator-prod', integrationQuotaRaisedBy: 'Service Quotas request 0123456789abcdef' },
+  staging: { executeImageUri: FIXTURE_IMAGE_URI },
+  prod: { executeImageUri: FIXTURE_IMAGE_URI, integrationQuotaRaisedBy: 'Service Quotas request 0123456789abcdef' },
 };
 
 /** The config `cdk synth -c env=<env>` resolves with DEPLOY_OVERRIDES. */
 export const deployableConfig = (env: EnvironmentName): DeploymentConfig => resolveDeploymentConfig(env, DEPLOY_OVERRIDES[env]);
 
-/** A shared VPC as the platform describes it (two AZs, one isolated subnet each). */
-export const SHARED_VPC: { kind: 'existing'; vpcId: string; cidr: string; availabilityZones: string[]; isolatedSubnetIds: string[]; dnsFirewall: 'rule-group-only' } = {
+/** A shared VPC as the platform describes it (two AZs, one isolated subnet each, their own route table). */
+export const SHARED_VPC: {
+  kind: 'existing';
+  vpcId: string;
+  cidr: string;
+  availabilityZones: string[];
+  isolatedSubnetIds: string[];
+  isolatedRouteTableIds: string[];
+  dnsFirewall: 'rule-group-only';
+} = {
   kind: 'existing',
   vpcId: 'vpc-0a1b2c3d4e5f60718',
   cidr: '10.0.0.0/16',
   availabilityZones: ['eu-west-1a', 'eu-west-1b'],
   isolatedSubnetIds: ['subnet-0a1b2c3d4e5f60711', 'subnet-0a1b2c3d4e5f60722'],
+  isolatedRouteTableIds: ['rtb-0a1b2c3d4e5f60733', 'rtb-0a1b2c3d4e5f60733'],
   dnsFirewall: 'rule-group-only',
 };
 
 /** The R version the fixture's package facts claim: no real R's, so a bundle that serves it came from them. */
 export const FIXTURE_IMAGE_R_VERSION = '0.0.0-image-fixture';
-let factsDirectory: string | undefined;
+const factsDirectories = new Map<string, string>();
 
 /**
- * A package-facts directory as the image build extracts it (manifest.json and a neighbour), made
- * once per process from the host's manifest with the R version replaced.
+ * A package-facts directory as scripts/image-facts.sh extracts it (manifest.json and a neighbour,
+ * and beside it the record of the image they came from, `digest`), made once per process and digest
+ * from the host's manifest with the R version replaced.
  */
-export function fixturePackageFacts(): string {
-  if (factsDirectory) return factsDirectory;
-  const directory = mkdtempSync(join(tmpdir(), 'jube-r-package-facts-'));
+export function fixturePackageFacts(digest: string = FIXTURE_IMAGE_DIGEST): string {
+  const made = factsDirectories.get(digest);
+  if (made) return made;
+  const base = mkdtempSync(join(tmpdir(), 'jube-r-package-facts-'));
+  const directory = join(base, 'image-packages');
+  mkdirSync(join(directory, 'help'), { recursive: true });
   const host = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'layers/packages/manifest.json'), 'utf8')) as Record<string, unknown>;
   writeFileSync(join(directory, 'manifest.json'), `${JSON.stringify({ ...host, rVersion: FIXTURE_IMAGE_R_VERSION }, null, 2)}\n`);
-  mkdirSync(join(directory, 'help'));
   writeFileSync(join(directory, 'help', 'stats.json'), '{"fixture":"a neighbour of the manifest"}\n');
-  process.on('exit', () => rmSync(directory, { recursive: true, force: true }));
-  factsDirectory = directory;
+  writeFileSync(`${directory}${IMAGE_SOURCE_SUFFIX}`, `${JSON.stringify({ image: `fixture@${digest}`, id: `sha256:${'9'.repeat(64)}`, digest })}\n`);
+  process.on('exit', () => rmSync(base, { recursive: true, force: true }));
+  factsDirectories.set(digest, directory);
   return directory;
 }
 
@@ -86,7 +104,9 @@ export function synthesize(
   const config = typeof envOrConfig === 'string' ? deployableConfig(envOrConfig) : envOrConfig;
   const outdir = mkdtempSync(join(tmpdir(), `jube-r-cdk-${config.envName}-`));
   try {
-    const paths = { ...DEFAULT_PATHS, packageFactsDirectory: fixturePackageFacts() };
+    // Facts pulled from the very image the stack runs (its digest), as scripts/image-facts.sh records them.
+    const digest = config.executeImageUri?.split('@')[1];
+    const paths = { ...DEFAULT_PATHS, packageFactsDirectory: fixturePackageFacts(digest) };
     const { app, stack } = buildApp({ config, outdir, paths, builtinCloudFormationValidation: false, ...options });
     extend?.(stack);
     const assembly = app.synth();

@@ -36,7 +36,7 @@ test_that("requests signed with SigV4 pass the stack's verifier, and unsigned or
   expect_identical(unsigned$status, 403L)
   wrong <- credentials
   wrong$secret_access_key <- "not-the-secret"
-  refused <- jube_runner(url, credentials = wrong)$execute("1")
+  refused <- jube_runner(url, tenant = "acme", credentials = wrong)$execute("1")
   expect_identical(refused$error_type, "interpreter")
   expect_match(refused$error, "HTTP 403")
   with_token <- credentials

@@ -19,7 +19,7 @@ expect_protocol <- function(result) {
 }
 
 test_that("a script's value comes back as the R object it was", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE)
   result <- runner$execute("sqrt(16)")
   expect_protocol(result)
   expect_true(result$success)
@@ -32,7 +32,7 @@ test_that("a script's value comes back as the R object it was", {
 })
 
 test_that("the marker result wins over the value, and context is bound as .context", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE)
   marked <- runner$execute(paste0(
     "cat('<<<JUBE_RESULT_START>>>', '{\"total\": 6}', '<<<JUBE_RESULT_END>>>', sep = '')\n",
     "99"
@@ -46,7 +46,7 @@ test_that("the marker result wins over the value, and context is bound as .conte
 })
 
 test_that("a failing script is an execution failure, returned and not signalled", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE)
   failed <- runner$execute("stop('boom')")
   expect_protocol(failed)
   expect_false(failed$success)
@@ -61,7 +61,7 @@ test_that("a failing script is an execution failure, returned and not signalled"
 })
 
 test_that("a script over its time limit is an execution failure", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE, timeout = 1)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE, timeout = 1)
   slow <- runner$execute("Sys.sleep(5)")
   expect_protocol(slow)
   expect_false(slow$success)
@@ -70,14 +70,14 @@ test_that("a script over its time limit is an execution failure", {
 })
 
 test_that("stdout is cut at max_output_chars", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE, max_output_chars = 50)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE, max_output_chars = 50)
   long <- runner$execute("cat(strrep('x', 500))")
   expect_lt(nchar(long$stdout), 120)
   expect_match(long$stdout, "truncated by jubeR at 50 characters")
 })
 
 test_that("plots are kept as a list element the protocol has no slot for", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE)
   drawn <- runner$execute("plot(1:10)")
   expect_true(drawn$success)
   expect_length(drawn$plots, 1L)
@@ -85,7 +85,7 @@ test_that("plots are kept as a list element the protocol has no slot for", {
 })
 
 test_that("a stopped server is an interpreter failure, returned and not signalled", {
-  runner <- jube_runner(stack_url("JUBER_TEST_STOPPED_URL"), credentials = FALSE)
+  runner <- jube_runner(stack_url("JUBER_TEST_STOPPED_URL"), tenant = "acme", credentials = FALSE)
   gone <- runner$execute("sqrt(16)")
   expect_protocol(gone)
   expect_false(gone$success)
@@ -95,22 +95,25 @@ test_that("a stopped server is an interpreter failure, returned and not signalle
 })
 
 test_that("bad arguments to execute are returned as interpreter failures", {
-  runner <- jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE)
+  runner <- jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", credentials = FALSE)
   expect_identical(runner$execute(c("1", "2"))$error_type, "interpreter")
   expect_identical(runner$execute("1", context = list(1))$error_type, "interpreter")
-  expect_error(jube_runner(stack_url("JUBER_TEST_URL"), timeout = -1), "timeout")
+  expect_error(jube_runner(stack_url("JUBER_TEST_URL"), tenant = "acme", timeout = -1), "timeout")
+  # The tenant is the execute route's path segment: no runner without one.
+  expect_error(jube_runner(stack_url("JUBER_TEST_URL"), credentials = FALSE), "/t/\\{tenant\\}/execute")
 })
 
 test_that("policy() says backend, trust and sandboxed as /health does", {
   url <- stack_url("JUBER_TEST_URL")
-  policy <- jube_runner(url, credentials = FALSE)$policy()
+  policy <- jube_runner(url, tenant = "acme", credentials = FALSE)$policy()
   health <- jube_health(url, credentials = FALSE)
   expect_identical(policy$backend, "jube-r")
   expect_identical(policy$trust, "untrusted-code")
   expect_identical(policy$sandboxed, health$sandbox$sandboxed)
   expect_true(policy$sandboxed)
   expect_identical(policy$layers, unlist(health$sandbox$layers))
-  signed <- jube_runner(stack_url("JUBER_TEST_SIGNED_URL"), credentials = signed_credentials())$policy()
+  signed_url <- stack_url("JUBER_TEST_SIGNED_URL")
+  signed <- jube_runner(signed_url, tenant = "acme", credentials = signed_credentials())$policy()
   expect_false(signed$sandboxed)
   expect_identical(signed$layers, c("fresh-rscript-per-call", "rlimits"))
 })
@@ -118,7 +121,7 @@ test_that("policy() says backend, trust and sandboxed as /health does", {
 test_that("throttles are waited out for Retry-After and the call then made once", {
   url <- stack_url("JUBER_TEST_SCRIPTED_URL")
   scripted_mode(url, "throttle-twice")
-  result <- jube_runner(url, credentials = FALSE)$execute("sqrt(16)")
+  result <- jube_runner(url, tenant = "acme", credentials = FALSE)$execute("sqrt(16)")
   expect_true(result$success)
   expect_identical(result$result, 4)
   expect_identical(scripted_count(url), 3L)
@@ -128,7 +131,7 @@ test_that("throttles are waited out for Retry-After and the call then made once"
 test_that("a throttle that outlasts throttle_wait is an interpreter failure", {
   url <- stack_url("JUBER_TEST_SCRIPTED_URL")
   scripted_mode(url, "throttle-always")
-  result <- jube_runner(url, credentials = FALSE, throttle_wait = 2)$execute("sqrt(16)")
+  result <- jube_runner(url, tenant = "acme", credentials = FALSE, throttle_wait = 2)$execute("sqrt(16)")
   expect_protocol(result)
   expect_identical(result$error_type, "interpreter")
   expect_match(result$error, "THROTTLED")
@@ -138,7 +141,7 @@ test_that("a throttle that outlasts throttle_wait is an interpreter failure", {
 test_that("a call that may have run is never sent again", {
   url <- stack_url("JUBER_TEST_SCRIPTED_URL")
   scripted_mode(url, "deadline")
-  result <- jube_runner(url, credentials = FALSE)$execute("sqrt(16)")
+  result <- jube_runner(url, tenant = "acme", credentials = FALSE)$execute("sqrt(16)")
   expect_identical(result$error_type, "interpreter")
   expect_match(result$error, "HTTP 504 EXECUTE_DEADLINE")
   expect_identical(result$http_status, 504L)

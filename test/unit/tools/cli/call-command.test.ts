@@ -18,7 +18,13 @@ describe('jube-r call arguments', () => {
   });
 
   it('refuses --session without a value', () => {
-    expect(() => parseCallArguments(['execute', 's.R', '--session'], { JUBE_R_API_URL: 'http://127.0.0.1:8080' })).toThrow(UsageError);
+    expect(() => parseCallArguments(['execute', 's.R', '--tenant', 'acme', '--session'], { JUBE_R_API_URL: 'http://127.0.0.1:8080' })).toThrow(UsageError);
+  });
+
+  it('needs --tenant for execute (its path is /t/{tenant}/execute), and takes none for the other routes', () => {
+    const local = { JUBE_R_API_URL: 'http://127.0.0.1:8080' };
+    expect(() => parseCallArguments(['execute', 's.R'], local)).toThrow(/execute needs --tenant/);
+    expect(() => parseCallArguments(['health', '--tenant', 'acme'], local)).toThrow(/health takes no --tenant/);
   });
 });
 

@@ -45,14 +45,23 @@ const client = (s: ReturnType<typeof scripted>, extra: Partial<Parameters<typeof
   createJubeRClient({ baseUrl: 'http://127.0.0.1:8080', fetch: s.fetchImpl, sleep: s.sleep, tenant: 'acme', ...extra });
 
 describe('createJubeRClient', () => {
-  it('posts /execute with the tenant and returns the typed response', async () => {
+  it("posts the tenant's /t/{tenant}/execute and returns the typed response", async () => {
     const s = scripted(json(200, OK));
     await expect(client(s).execute({ script: 'cat(1)', timeoutSeconds: 5 })).resolves.toEqual(OK);
     const headers = s.requests[0]!.init.headers as Record<string, string>;
-    expect(s.requests[0]!.url).toBe('http://127.0.0.1:8080/execute');
-    expect(headers).toMatchObject({ 'content-type': 'application/json', 'x-jube-tenant': 'acme' });
+    expect(s.requests[0]!.url).toBe('http://127.0.0.1:8080/t/acme/execute');
+    expect(headers).toMatchObject({ 'content-type': 'application/json' });
+    expect(headers['x-jube-tenant']).toBeUndefined();
     expect(headers['host']).toBeUndefined();
     expect(JSON.parse(String(s.requests[0]!.init.body))).toEqual({ script: 'cat(1)', timeoutSeconds: 5 });
+  });
+
+  it("takes a call's own tenant over the client's, and refuses an execute with none before sending anything", async () => {
+    const s = scripted(json(200, OK));
+    await client(s).execute({ script: '1' }, { tenant: 'globex' });
+    expect(s.requests[0]!.url).toBe('http://127.0.0.1:8080/t/globex/execute');
+    await expect(client(s, { tenant: undefined }).execute({ script: '1' })).rejects.toThrow(/needs a tenant/);
+    expect(s.requests).toHaveLength(1);
   });
 
   it('sends the session on /execute, a call\'s own session over the client\'s, and never on other routes', async () => {
@@ -65,11 +74,15 @@ describe('createJubeRClient', () => {
     expect(sessions).toEqual(['chat-1', 'chat-2', undefined]);
   });
 
-  it('keeps the stage of the base URL and sends no tenant on other routes', async () => {
-    const s = scripted(json(200, { valid: true, errors: [], lint: [], durationMs: 1 }));
-    await client(s, { baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod', minimumHttpTimeoutMs: 30_000 }).validate({ script: '1' });
-    expect(s.requests[0]!.url).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/prod/validate');
-    expect((s.requests[0]!.init.headers as Record<string, string>)['x-jube-tenant']).toBeUndefined();
+  it('keeps the stage of the base URL, for the tenant-free routes and the tenant\'s alike', async () => {
+    const s = scripted(json(200, { valid: true, errors: [], lint: [], durationMs: 1 }), json(200, OK));
+    const c = client(s, { baseUrl: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod', minimumHttpTimeoutMs: 30_000 });
+    await c.validate({ script: '1' });
+    await c.execute({ script: '1' });
+    expect(s.requests.map((r) => r.url)).toEqual([
+      'https://abc.execute-api.eu-west-1.amazonaws.com/prod/validate',
+      'https://abc.execute-api.eu-west-1.amazonaws.com/prod/t/acme/execute',
+    ]);
   });
 
   it('signs for execute-api in the host\'s region when given credentials, afresh on every attempt', async () => {
@@ -115,7 +128,7 @@ describe('createJubeRClient', () => {
   it.each([
     [504, { code: 'EXECUTE_DEADLINE', message: 'late', requestId: 'r-5' }, 'EXECUTE_DEADLINE'],
     [502, { code: 'EXECUTE_FAILED', message: 'crash', requestId: 'r-5' }, 'EXECUTE_FAILED'],
-    [400, { code: 'TENANT_REQUIRED', message: 'header X-Jube-Tenant is required', requestId: 'r-5' }, 'TENANT_REQUIRED'],
+    [403, { code: 'TENANT_MISMATCH', message: 'the path names tenant "acme", but this caller\'s identity is bound to tenant "globex"', requestId: 'r-5' }, 'TENANT_MISMATCH'],
   ])('reports %i with its code and does not retry it', async (status, body, code) => {
     const s = scripted(json(status, body));
     await expect(client(s).execute({ script: '1' })).rejects.toMatchObject({ status, code, requestId: 'r-5', attempts: 1 });

@@ -11,28 +11,28 @@ import { localSigV4FromEnv, verifySigV4, type IncomingSignedRequest } from '../.
 
 const KEYS = { accessKeyId: 'AKIDJUBERTEST', secretAccessKey: 'jube-r-test-secret', region: 'eu-west-1' };
 const DATE = new Date('2026-01-02T03:04:05Z');
-const URL_ = new URL('https://abc123.execute-api.eu-west-1.amazonaws.com/prod/execute');
+const URL_ = new URL('https://abc123.execute-api.eu-west-1.amazonaws.com/prod/t/acme/execute');
 const BODY = JSON.stringify({ script: 'cat(1)' });
 
 async function signedRequest(overrides: { keys?: typeof KEYS; date?: Date } = {}): Promise<IncomingSignedRequest> {
   const keys = overrides.keys ?? KEYS;
   const headers = await signRequest(
     executeApiSigner(keys.region, { accessKeyId: keys.accessKeyId, secretAccessKey: keys.secretAccessKey }),
-    { method: 'POST', url: URL_, headers: { host: URL_.host, 'content-type': 'application/json', 'x-jube-tenant': 'acme' }, body: BODY },
+    { method: 'POST', url: URL_, headers: { host: URL_.host, 'content-type': 'application/json', 'x-jube-session': 'chat-1' }, body: BODY },
     overrides.date ?? DATE,
   );
   return { method: 'POST', url: `${URL_.pathname}${URL_.search}`, headers, body: BODY };
 }
 
 describe('signRequest', () => {
-  it('signs host, content type and tenant with a stable AWS4-HMAC-SHA256 signature scoped to execute-api', async () => {
+  it('signs host, content type and session with a stable AWS4-HMAC-SHA256 signature scoped to execute-api', async () => {
     // Act
     const first = await signedRequest();
     const second = await signedRequest();
 
     // Assess
     expect(first.headers['authorization']).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDJUBERTEST\/20260102\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-jube-tenant, Signature=[0-9a-f]{64}$/,
+      /^AWS4-HMAC-SHA256 Credential=AKIDJUBERTEST\/20260102\/eu-west-1\/execute-api\/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-jube-session, Signature=[0-9a-f]{64}$/,
     );
     expect(first.headers['x-amz-date']).toBe('20260102T030405Z');
     expect(second.headers).toEqual(first.headers);
@@ -54,7 +54,9 @@ describe('verifySigV4 (the local stack\'s IAM authorization)', () => {
     ['no Authorization header', (r) => ({ ...r, headers: { ...r.headers, authorization: undefined } }), 'MissingAuthenticationTokenException'],
     ['a malformed Authorization header', (r) => ({ ...r, headers: { ...r.headers, authorization: 'Bearer x' } }), 'IncompleteSignatureException'],
     ['an altered body', (r) => ({ ...r, body: JSON.stringify({ script: 'cat(2)' }) }), 'InvalidSignatureException'],
-    ['another tenant', (r) => ({ ...r, headers: { ...r.headers, 'x-jube-tenant': 'other' } }), 'InvalidSignatureException'],
+    ['another session', (r) => ({ ...r, headers: { ...r.headers, 'x-jube-session': 'other' } }), 'InvalidSignatureException'],
+    // The tenant is in the signed path: a signature for one tenant's route is none for another's.
+    ['another tenant', (r) => ({ ...r, url: '/prod/t/other/execute' }), 'InvalidSignatureException'],
     ['another path', (r) => ({ ...r, url: '/prod/validate' }), 'InvalidSignatureException'],
   ])('refuses %s', async (_name, alter, type) => {
     expect(await verifySigV4(alter(await signedRequest()), KEYS, DATE)).toMatchObject({ type });
