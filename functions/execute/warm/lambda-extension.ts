@@ -17,6 +17,14 @@ import { request } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 const EXTENSION_API = '/2020-01-01/extension';
+
+/**
+ * What the refill leaves of the invocation's deadline (the INVOKE event's deadlineMs): the Invoke
+ * phase lasts until this extension's Next, and the function's timeout covers it, so a refill that
+ * ran on would end the invocation in a timeout after the caller was answered and reset the
+ * environment. A runner still starting when the margin is reached goes on after the thaw.
+ */
+export const REFILL_DEADLINE_MARGIN_MS = 1_000;
 /** The name this extension registers under (Lambda-Extension-Name). */
 export const WARM_EXTENSION_NAME = 'jube-r-warm-start';
 
@@ -78,10 +86,10 @@ export function startWarmExtension(runtimeApi: string, hooks: WarmExtensionHooks
     if (id === undefined) return;
     await hooks.init.catch(() => undefined);
     for (let invokes = 1; ; invokes += 1) {
-      let event: { eventType?: string };
+      let event: { eventType?: string; deadlineMs?: number };
       try {
         const res = await call(runtimeApi, 'GET', `${EXTENSION_API}/event/next`, { 'Lambda-Extension-Identifier': id });
-        event = JSON.parse(res.body) as { eventType?: string };
+        event = JSON.parse(res.body) as { eventType?: string; deadlineMs?: number };
       } catch (error) {
         hooks.log?.('the warm start extension lost the Extensions API', { error: String(error) });
         return;
@@ -91,7 +99,18 @@ export function startWarmExtension(runtimeApi: string, hooks: WarmExtensionHooks
       // turn starts R, so the response's POST is already written when R competes for the CPU.
       await answeredAtLeast(invokes);
       await nextTurn();
-      await hooks.afterInvoke().catch(() => undefined);
+      const left = typeof event.deadlineMs === 'number' ? event.deadlineMs - Date.now() - REFILL_DEADLINE_MARGIN_MS : Number.POSITIVE_INFINITY;
+      if (left <= 0) {
+        hooks.log?.('the warm start skipped its refill: the invocation deadline is near', { deadlineMs: event.deadlineMs });
+        continue;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const cut = new Promise<'deadline'>((resolve) => {
+        if (Number.isFinite(left)) timer = setTimeout(() => resolve('deadline'), left);
+      });
+      const done = await Promise.race([hooks.afterInvoke().then(() => 'ready' as const, () => 'ready' as const), cut]);
+      clearTimeout(timer);
+      if (done === 'deadline') hooks.log?.('the warm start cut its refill short at the invocation deadline', { deadlineMs: event.deadlineMs });
     }
   });
 

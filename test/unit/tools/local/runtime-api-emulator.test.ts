@@ -353,4 +353,32 @@ describe('runtime API emulator, Extensions API', () => {
     await fetch(`${base}/invocation/w2/response`, { method: 'POST', body: '"w2"' });
     expect(await second).toEqual({ ok: true, payload: 'w2' });
   });
+
+  it("never holds the Invoke phase past the event's deadline: a refill still running at the margin is left to go on", async () => {
+    const { startWarmExtension, REFILL_DEADLINE_MARGIN_MS } = await import('../../../../functions/execute/warm/lambda-extension.ts');
+    const { emulator, base } = await start();
+    const logged: string[] = [];
+    const extension = startWarmExtension(emulator.address, {
+      init: Promise.resolve(),
+      // A refill that would outlast the invocation's timeout.
+      afterInvoke: () => new Promise((resolve) => setTimeout(resolve, 60_000).unref()),
+      log: (message) => logged.push(message),
+    });
+    expect(await extension.registered).toBe(true);
+    const timeoutMs = REFILL_DEADLINE_MARGIN_MS + 1_500;
+    const outcome = emulator.invoke(1, { requestId: 'd1', timeoutMs });
+    await fetch(`${base}/invocation/next`);
+    extension.answered();
+    await fetch(`${base}/invocation/d1/response`, { method: 'POST', body: '"d"' });
+    expect(await outcome).toEqual({ ok: true, payload: 'd' });
+    // The next event is asked for before the deadline: the invocation does not time out afterwards.
+    const second = emulator.invoke(2, { requestId: 'd2', timeoutMs: 10_000 });
+    await fetch(`${base}/invocation/next`);
+    const phase = emulator.invokePhase('d1')!;
+    expect(phase.extensionsDoneAt).toBeDefined();
+    expect(logged).toContain('the warm start cut its refill short at the invocation deadline');
+    extension.answered();
+    await fetch(`${base}/invocation/d2/response`, { method: 'POST', body: '"d2"' });
+    expect(await second).toMatchObject({ ok: true });
+  });
 });
