@@ -6,14 +6,12 @@
  * reaches the next run, no secret appears, the handler answers the next call. In two postures:
  * the capsule alone (kernel layers off, no bubblewrap: what Lambda has) and with the kernel layers.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { attackTargets } from './attack-targets.ts';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { processTable } from '../../../functions/execute/run/process-group.ts';
 import { harness } from '../helpers.ts';
@@ -21,28 +19,8 @@ import { generous } from '../../load-tolerant.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 const rulesFile = join(repoRoot, 'layers/rules/script-rules.json');
-/** Where a command that ran would leave its mark: outside every workdir, watched by the test. */
-const marks = mkdtempSync(join(tmpdir(), 'jube-r-escaped-marks-'));
-let server: Server;
-let port = 0;
-let connections = 0;
-let sleeper: ChildProcess;
-
-beforeAll(async () => {
-  server = createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
-  sleeper = spawn('sleep', ['300'], { stdio: 'ignore' });
-});
-
-afterAll(() => {
-  server.close();
-  sleeper.kill('SIGKILL');
-  rmSync(marks, { recursive: true, force: true });
-});
+const targets = attackTargets('jube-r-escaped-marks-', 300);
+const { marks } = targets;
 
 /** The R process's parent (the handler, or bwrap): read from /proc/self/status, which the capsule lets a script read. */
 const PARENT = 'as.integer(sub("^PPid:\\\\s*", "", grep("^PPid:", readLines("/proc/self/status"), value = TRUE)))';
@@ -63,10 +41,10 @@ const ATTACKS = (id: string) => [
   // A survivor that leaves the process group and sheds the run's marker (env -i).
   `try(system("setsid env -i sh -c 'sleep ${SURVIVOR_SECONDS}' &"))`,
   `try(parallel::mcparallel(Sys.sleep(${SURVIVOR_SECONDS})))`,
-  `try(socketConnection("127.0.0.1", ${port}, timeout = 2))`,
-  `try(readLines(url("http://127.0.0.1:${port}/")))`,
+  `try(socketConnection("127.0.0.1", ${targets.port}, timeout = 2))`,
+  `try(readLines(url("http://127.0.0.1:${targets.port}/")))`,
   `try(tools::pskill(${PARENT}, 9L))`,
-  `try(tools::pskill(${sleeper?.pid ?? 0}L, 9L))`,
+  `try(tools::pskill(${targets.sleeperPid}L, 9L))`,
   `try(writeLines("persist", "/tmp/jube-r-escaped-${id}"))`,
   `try(writeLines("persist", "/dev/shm/jube-r-escaped-${id}"))`,
   `try(writeLines("persist", "/var/tmp/jube-r-escaped-${id}"))`,
@@ -90,7 +68,7 @@ describe.each([
   it('runs no command, opens no socket, signals no one, leaves nothing behind, reads no secret', async () => {
     // Prepare: a canary in the handler's environment, where Lambda keeps the credentials.
     process.env['AWS_SECRET_ACCESS_KEY'] = 'escaped-canary-secret';
-    const before = connections;
+    const before = targets.connections;
     const id = `k-${kernel}`;
     try {
       // Act
@@ -98,8 +76,8 @@ describe.each([
       // Assess
       expect(response.consoleOutput).toContain('attacks done');
       expect(readdirSync(marks)).toEqual([]);
-      expect(connections).toBe(before);
-      expect(() => process.kill(sleeper.pid!, 0)).not.toThrow();
+      expect(targets.connections).toBe(before);
+      expect(() => process.kill(targets.sleeperPid, 0)).not.toThrow();
       expect(readFileSync(rulesFile, 'utf8')).toBe(rulesBefore);
       for (const dir of ['/tmp', '/dev/shm', '/var/tmp']) expect(existsSync(join(dir, `jube-r-escaped-${id}`))).toBe(false);
       expect(response.consoleOutput).not.toContain('escaped-canary-secret');
@@ -126,13 +104,13 @@ describe.each([
 describe('the control: the same escaped script without the capsule', () => {
   it('does run commands and open sockets, so the assertions above can tell containment from its absence', async () => {
     const h = generous(harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } }));
-    const before = connections;
+    const before = targets.connections;
     const response = await h.run(
-      [`system("${shell('control-system')}")`, `try(close(socketConnection("127.0.0.1", ${port}, timeout = 2)))`, 'cat("control done\\n")'].join('\n'),
+      [`system("${shell('control-system')}")`, `try(close(socketConnection("127.0.0.1", ${targets.port}, timeout = 2)))`, 'cat("control done\\n")'].join('\n'),
     );
     expect(response.consoleOutput).toContain('control done');
     expect(readdirSync(marks)).toEqual(['control-system']);
-    expect(connections).toBe(before + 1);
+    expect(targets.connections).toBe(before + 1);
     rmSync(mark('control-system'));
   });
 });

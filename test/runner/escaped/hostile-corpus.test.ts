@@ -9,40 +9,20 @@
  * past its capability call (its "leak" marker is never recorded). A control without the capsule
  * shows the corpus does detect each attack.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { attackTargets } from './attack-targets.ts';
 import { readContainment } from '../../../functions/execute/run/containment.ts';
 import { harness } from '../helpers.ts';
 
-const marks = mkdtempSync(join(tmpdir(), 'jube-r-hostile-marks-'));
+const targets = attackTargets('jube-r-hostile-marks-', 600);
+const { marks } = targets;
 const secret = join(mkdtempSync(join(tmpdir(), 'jube-r-hostile-secret-')), 'secret.txt');
 writeFileSync(secret, 'hostile-corpus-secret\n');
 const BLAS = ['/usr/lib/x86_64-linux-gnu/libblas.so.3', '/usr/lib/aarch64-linux-gnu/libblas.so.3', '/usr/lib/libblas.so.3'].find(existsSync)!;
-let server: Server;
-let port = 0;
-let connections = 0;
-let sleeper: ChildProcess;
-
-beforeAll(async () => {
-  server = createServer((socket) => {
-    connections += 1;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as { port: number }).port;
-  sleeper = spawn('sleep', ['600'], { stdio: 'ignore' });
-});
-
-afterAll(() => {
-  server.close();
-  sleeper.kill('SIGKILL');
-  rmSync(marks, { recursive: true, force: true });
-  rmSync(join(secret, '..'), { recursive: true, force: true });
-});
+afterAll(() => rmSync(join(secret, '..'), { recursive: true, force: true }));
 
 interface Payload {
   readonly id: string;
@@ -61,10 +41,10 @@ const PAYLOADS: readonly Payload[] = [
   { id: 'pipe', fn: 'pipe', args: () => `"touch ${marks}/pipe"`, then: 'open(v)' },
   { id: 'mcparallel', fn: 'mcparallel', pkg: 'parallel', args: () => 'Sys.sleep(0)', then: 'parallel::mccollect(v)' },
   { id: 'mclapply', fn: 'mclapply', pkg: 'parallel', args: () => '1:2, identity, mc.cores = 2L' },
-  { id: 'socket', fn: 'socketConnection', args: () => `"127.0.0.1", ${port}, timeout = 2` },
-  { id: 'url', fn: 'url', args: () => `"http://127.0.0.1:${port}/"`, then: 'open(v)' },
-  { id: 'file-url', fn: 'file', args: () => `"http://127.0.0.1:${port}/"`, then: 'open(v)' },
-  { id: 'download', fn: 'download.file', args: () => `"http://127.0.0.1:${port}/", "dl", quiet = TRUE` },
+  { id: 'socket', fn: 'socketConnection', args: () => `"127.0.0.1", ${targets.port}, timeout = 2` },
+  { id: 'url', fn: 'url', args: () => `"http://127.0.0.1:${targets.port}/"`, then: 'open(v)' },
+  { id: 'file-url', fn: 'file', args: () => `"http://127.0.0.1:${targets.port}/"`, then: 'open(v)' },
+  { id: 'download', fn: 'download.file', args: () => `"http://127.0.0.1:${targets.port}/", "dl", quiet = TRUE` },
   { id: 'write-outside', fn: 'writeLines', args: () => `"x", "${marks}/write"` },
   { id: 'read-outside', fn: 'readLines', args: () => `"${secret}"` },
   { id: 'maps', fn: 'readLines', args: () => '"/proc/self/maps"' },
@@ -75,7 +55,7 @@ const PAYLOADS: readonly Payload[] = [
   { id: 'dotCall', fn: '.Call', args: () => 'stats:::C_cor, c(1, 2, 3), c(1, 2, 4), 1L, FALSE' },
   { id: 'unserialize', fn: 'unserialize', args: () => 'serialize(quote(x), NULL)' },
   { id: 'setenv', fn: 'Sys.setenv', args: () => 'GCONV_PATH = "."' },
-  { id: 'pskill', fn: 'pskill', pkg: 'tools', args: () => `${sleeper.pid}L, 9L`, then: 'if (!isTRUE(v)) stop("not sent")' },
+  { id: 'pskill', fn: 'pskill', pkg: 'tools', args: () => `${targets.sleeperPid}L, 9L`, then: 'if (!isTRUE(v)) stop("not sent")' },
 ];
 
 const qualified = (p: Payload): string => (p.pkg ? `${p.pkg}::${p.fn}` : p.fn === '.C' || p.fn === '.Call' ? p.fn : `base::\`${p.fn}\``);
@@ -162,15 +142,15 @@ describe.each([
     const capsule = readContainment().capsule!;
     const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: { ...capsule, kernel } } });
     const list = cases();
-    const before = connections;
+    const before = targets.connections;
     // Act
     const response = await h.run(corpusScript(list), { timeoutSeconds: 240 });
     // Assess
     expect(field(response.consoleOutput, 'done'), response.error ?? '').toBe(String(list.length));
     expect(field(response.consoleOutput, 'leaks')).toBe(OWN_ROUTINE_THROUGH_ITS_EVALUATOR.join(','));
     expect(readdirSync(marks)).toEqual([]);
-    expect(connections).toBe(before);
-    expect(() => process.kill(sleeper.pid!, 0)).not.toThrow();
+    expect(targets.connections).toBe(before);
+    expect(() => process.kill(targets.sleeperPid, 0)).not.toThrow();
     expect(response.consoleOutput).not.toContain('hostile-corpus-secret');
     expect(h.reports.at(-1)!.capsule).toMatch(/^preload=armed .* dispatch=patched\(/);
   }, 300_000);
@@ -181,15 +161,15 @@ describe('the control: the same corpus without the capsule', () => {
     // Prepare: the signal payload would end the sleeper the other tests watch.
     const h = harness({ namespaces: 'none', containment: { testEscapedRunner: true, capsule: undefined } });
     const direct = cases().filter((c) => c.id.endsWith('/direct') && !c.id.startsWith('pskill/'));
-    const before = connections;
+    const before = targets.connections;
     // Act
     const response = await h.run(corpusScript(direct), { timeoutSeconds: 120 });
     // Assess: every attack ran past its call, but the HTTP ones, which the listener (it answers
-    // nothing) makes fail after connecting: those count as the connections they made.
+    // nothing) makes fail after connecting: those count as the targets.connections they made.
     const http = ['url/direct', 'file-url/direct', 'download/direct'];
     const leaks = field(response.consoleOutput, 'leaks').split(',');
     expect(leaks).toEqual(expect.arrayContaining(direct.map((c) => c.id).filter((id) => !http.includes(id))));
-    expect(connections - before).toBeGreaterThanOrEqual(1 + http.length);
+    expect(targets.connections - before).toBeGreaterThanOrEqual(1 + http.length);
     expect(readdirSync(marks).sort()).toEqual(['pipe', 'system', 'system2', 'write']);
     for (const mark of readdirSync(marks)) rmSync(join(marks, mark));
   }, 180_000);

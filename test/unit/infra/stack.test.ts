@@ -1127,47 +1127,36 @@ describe('a prebuilt execute image (executeImageUri)', () => {
 });
 
 describe('the synthesized validate bundle', () => {
-  it('answers GET /packages with the image\'s R version and package versions', async () => {
-    // Prepare: the bundle prod deploys, its environment from the template, the sample API Gateway event.
+  /** The bundle prod deploys, run with its environment from the template on a sample API Gateway event. */
+  async function answer(eventFile: string): Promise<{ statusCode: number; body: string }> {
     const { json, stack, outdir } = synthesized.prod;
     const fn = json.Resources[logicalIdOf(stack.apiFunction.function)]!;
     const bundle = join(outdir, String(fn.Metadata!['aws:asset:path']), 'index.mjs');
     const variables = (fn.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
-    const event = readFileSync(join(REPOSITORY_ROOT, 'events/api/packages.json'), 'utf8');
+    const event = readFileSync(join(REPOSITORY_ROOT, eventFile), 'utf8');
     const script = `const { handler } = await import(${JSON.stringify(bundle)});
       const answer = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10000 });
       process.stdout.write('\\n<<<ANSWER>>>' + JSON.stringify(answer));`;
-
-    // Act
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
       env: { PATH: process.env['PATH'], AWS_REGION: 'eu-west-1', ...deployedEnvironment(variables), EVENT: event },
       timeout: 30_000,
     });
-
-    // Assess
     // The handler's own JSON log lines come first on stdout.
-    const answer = JSON.parse(stdout.split('<<<ANSWER>>>').at(-1)!) as { statusCode: number; body: string };
-    expect(answer.statusCode).toBe(200);
+    return JSON.parse(stdout.split('<<<ANSWER>>>').at(-1)!) as { statusCode: number; body: string };
+  }
+
+  it('answers GET /packages with the image\'s R version and package versions', async () => {
+    const { statusCode, body } = await answer('events/api/packages.json');
+    expect(statusCode).toBe(200);
     const facts = readPackageFacts(fixturePackageFacts()).manifest;
-    expect(JSON.parse(answer.body)).toEqual({ rVersion: FIXTURE_IMAGE_R_VERSION, packages: facts.packages });
+    expect(JSON.parse(body)).toEqual({ rVersion: FIXTURE_IMAGE_R_VERSION, packages: facts.packages });
   }, 60_000);
 
   it('answers POST /validate from the rules and the capability table it ships beside it', async () => {
     // Both data files are read beside the bundle: a missing one fails here, not in a deployment.
-    const { json, stack, outdir } = synthesized.prod;
-    const fn = json.Resources[logicalIdOf(stack.apiFunction.function)]!;
-    const bundle = join(outdir, String(fn.Metadata!['aws:asset:path']), 'index.mjs');
-    const variables = (fn.Properties!['Environment'] as { Variables: Record<string, unknown> }).Variables;
-    const event = readFileSync(join(REPOSITORY_ROOT, 'events/api/validate-rejected.json'), 'utf8');
-    const script = `const { handler } = await import(${JSON.stringify(bundle)});
-      const answer = await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10000 });
-      process.stdout.write('\\n<<<ANSWER>>>' + JSON.stringify(answer));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
-      env: { PATH: process.env['PATH'], AWS_REGION: 'eu-west-1', ...deployedEnvironment(variables), EVENT: event },
-      timeout: 30_000,
-    });
-    const answer = JSON.parse(stdout.split('<<<ANSWER>>>').at(-1)!) as { statusCode: number; body: string };
-    expect(answer.statusCode).toBe(200);
-    expect(JSON.parse(answer.body)).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE' })] });
+    const { statusCode, body } = await answer('events/api/validate-rejected.json');
+    expect(statusCode).toBe(200);
+    expect(JSON.parse(body)).toMatchObject({ valid: false, errors: [expect.objectContaining({ code: 'CAPABILITY_NOT_AVAILABLE' })] });
   }, 60_000);
 });
+
