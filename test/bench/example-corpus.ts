@@ -1,8 +1,7 @@
 /**
  * The installed packages' own Rd examples, as a corpus of real-world R nobody wrote for jube-r.
  * Used by `npm run bench -- examples` (test/bench/examples.bench.ts) and by the test that the
- * corpus has no false rejection (test/runner/example-corpus.test.ts); the findings on it that are
- * security necessities are the one list of both corpora, CORPUS_NECESSITIES in
+ * corpus has no false rejection (test/runner/example-corpus.test.ts); how a finding on it counts is
  * test/bench/corpus-findings.ts.
  *
  * The scripts are generated from the installed documentation (tools::Rd_db + tools::Rd2ex with

@@ -3,8 +3,8 @@
  * that run in plain `Rscript --vanilla` the static validator accepts and the execute handler runs
  * to `status: "ok"` (targets: >= 98% accepted, >= 97% run ok), the top causes of each miss, and
  * every distinct rejection on the baseline-ok examples classified as a documented security
- * necessity (CORPUS_NECESSITIES, test/bench/corpus-findings.ts), a package the allow-list does not
- * hold, or a false rejection, with a line saying whether every remaining rejection is a necessity.
+ * refusal the tables mean (a capability call or a blocked package, test/bench/corpus-findings.ts), a package not installed
+ * hold, or a false rejection, with a line saying whether every remaining rejection is meant.
  *
  * The scripts are generated at bench time from the installed documentation
  * (test/bench/example-corpus.ts: tools::Rd_db + tools::Rd2ex, each script starting with
@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readServiceConfig } from '../../layers/config/service-config.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { allowedPackages, loadRules } from '../../layers/rules/rules.ts';
+import { loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler } from '../../functions/execute/create-handler.ts';
@@ -94,7 +94,6 @@ async function measure(scratch: string): Promise<void> {
 
   const rules = loadRules();
   const manifest = loadManifest();
-  const loadable = allowedPackages(rules, manifest.declared);
   const validate = await loadValidator({ rules, ...manifestPackages(manifest) });
   const logger = new Logger({ serviceName: 'jube-r-bench', logLevel: 'SILENT' });
   const handler = createExecuteHandler({
@@ -143,26 +142,26 @@ async function measure(scratch: string): Promise<void> {
   for (const r of kept) {
     for (const f of r.validator?.findings ?? []) {
       const key = findingKey(f);
-      const entry = distinct.get(key) ?? { finding: f, verdict: classify(f, loadable), scripts: [] };
+      const entry = distinct.get(key) ?? { finding: f, verdict: classify(f, rules, installed), scripts: [] };
       const name = `${r.package}/${r.topic}`;
       if (!entry.scripts.includes(name)) entry.scripts.push(name);
       distinct.set(key, entry);
     }
   }
-  const byVerdict = { necessity: 0, notLoadable: 0, false: 0 };
+  const byVerdict = { capability: 0, blocked: 0, notLoadable: 0, false: 0 };
   console.log(`  every rejection on the baseline-ok examples (distinct finding, scripts, verdict, reason):`);
   for (const [key, e] of [...distinct].sort((a, b) => a[0].localeCompare(b[0]))) {
     byVerdict[e.verdict]++;
-    console.log(`    ${key.padEnd(40)} ${String(e.scripts.length).padStart(4)}  ${e.verdict.padEnd(11)} ${verdictReason(e.finding, e.verdict)}`);
+    console.log(`    ${key.padEnd(40)} ${String(e.scripts.length).padStart(4)}  ${e.verdict.padEnd(11)} ${verdictReason(e.finding, e.verdict, rules)}`);
     console.log(`      in ${e.scripts.join(', ')}`);
   }
   const rejected = kept.filter((r) => r.validator !== undefined && !r.validator.accepted);
-  const onlyNecessities = rejected.filter((r) => (r.validator?.findings ?? []).every((f) => classify(f, loadable) !== 'false')).length;
-  console.log(`  distinct findings: ${byVerdict.necessity} security necessity, ${byVerdict.notLoadable} package not loadable, ${byVerdict.false} false`);
+  const onlyNecessities = rejected.filter((r) => (r.validator?.findings ?? []).every((f) => classify(f, rules, installed) !== 'false')).length;
+  console.log(`  distinct findings: ${byVerdict.capability} capability call, ${byVerdict.blocked} blocked package, ${byVerdict.notLoadable} package not installed, ${byVerdict.false} false`);
   console.log(
     byVerdict.false === 0
-      ? `  every remaining rejection is a documented security necessity (or a package not on the allow-list): ${rejected.length} rejected script(s)`
-      : `  NOT every remaining rejection is a security necessity: ${rejected.length - onlyNecessities} of ${rejected.length} rejected script(s) have a false rejection`,
+      ? `  every remaining rejection is a capability call, a blocked package or a package not installed: ${rejected.length} rejected script(s)`
+      : `  NOT every remaining rejection is meant: ${rejected.length - onlyNecessities} of ${rejected.length} rejected script(s) have a false rejection`,
   );
   console.log(resultsFile ? `  per-script results: ${resultsFile}` : `  per-script results: set JUBE_R_BENCH_RESULTS=<file> to keep them`);
 }

@@ -2,8 +2,7 @@
  * The installed vignettes' R code of the packages in packages.R, as a corpus of real-world R
  * nobody wrote for jube-r. Used by `npm run bench -- vignettes` (test/bench/vignettes.bench.ts)
  * and by the test that the corpus has no false rejection (test/runner/vignette-corpus.test.ts);
- * the findings on it that are security necessities are the one list of both corpora,
- * CORPUS_NECESSITIES in test/bench/corpus-findings.ts.
+ * how a finding on it counts is test/bench/corpus-findings.ts.
  *
  * The code is the tangled `doc/<name>.R` that R CMD build installs for each vignette (Debian's
  * r-cran-* packages ship them; Meta/vignette.rds names the file), or, where that is missing and

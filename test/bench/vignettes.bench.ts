@@ -3,7 +3,7 @@
  * each vignette runs in plain `Rscript --vanilla` as the baseline; of those that exit 0, the share
  * the static validator accepts and the share the execute handler runs to `status: "ok"`; and
  * every rejection on the whole corpus with its cause, each classified as a documented security
- * necessity (CORPUS_NECESSITIES, test/bench/corpus-findings.ts), a package the allow-list does not hold, or a false rejection.
+ * refusal the tables mean (a capability call or a blocked package, test/bench/corpus-findings.ts), a package not installed hold, or a false rejection.
  *
  * Under CI=true only the static validator runs (no baseline, no handler): a few seconds.
  * Everything is written under one scratch dir in os.tmpdir(), removed at the end.
@@ -12,7 +12,7 @@ import { execa } from 'execa';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadManifest } from '../../layers/packages/manifest.ts';
-import { allowedPackages, loadRules } from '../../layers/rules/rules.ts';
+import { loadRules } from '../../layers/rules/rules.ts';
 import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { benchScratch, inCi } from './budget.ts';
@@ -44,7 +44,7 @@ async function measure(scratch: string): Promise<void> {
   const corpus = collectVignettes(scratch);
   const rules = loadRules();
   const manifest = loadManifest();
-  const loadable = allowedPackages(rules, manifest.declared);
+  const installed = new Set(manifest.declared.concat(manifest.installed ?? []));
   const validate = await loadValidator({ rules, ...manifestPackages(manifest) });
   const results: Result[] = corpus.scripts.map((v) => {
     const checked = validate(readFileSync(v.file, 'utf8'));
@@ -105,16 +105,16 @@ async function measure(scratch: string): Promise<void> {
     console.log(`  (CI: static validator only; the full run adds the baseline and the execute handler)`);
   }
   console.log(`  every rejection (finding counted once per vignette; * = baseline ok):`);
-  const verdicts = { necessity: 0, notLoadable: 0, false: 0 };
+  const verdicts = { capability: 0, blocked: 0, notLoadable: 0, false: 0 };
   for (const r of results) {
     const keys = new Map<string, Finding>();
     for (const f of r.findings) if (!keys.has(findingKey(f))) keys.set(findingKey(f), f);
     for (const [key, f] of keys) {
-      const verdict = classify(f, loadable);
+      const verdict = classify(f, rules, installed);
       verdicts[verdict]++;
-      const why = verdictReason(f, verdict);
+      const why = verdictReason(f, verdict, rules);
       console.log(`    ${r.baseline?.ok ? '*' : ' '} ${`${r.package}/${r.vignette}`.padEnd(52)} ${key.padEnd(40)} ${verdict.padEnd(11)} ${why}`);
     }
   }
-  console.log(`  rejections: ${verdicts.necessity} security necessity, ${verdicts.notLoadable} package not loadable, ${verdicts.false} false`);
+  console.log(`  rejections: ${verdicts.capability} capability call, ${verdicts.blocked} blocked package, ${verdicts.notLoadable} package not installed, ${verdicts.false} false`);
 }
