@@ -49,6 +49,8 @@ static const struct api_name API_NAMES[] = {
     {{"SET_CLOENV"}, AT(set_cloenv)},
     {{"PRSEEN"}, AT(promise_seen)},
     {{"PRCODE"}, AT(promise_code)},
+    {{"VECTOR_ELT"}, AT(vector_elt)},
+    {{"PRENV"}, AT(promise_env)},
     {{"R_NaString"}, AT(na_string)},
     {{"R_NilValue"}, AT(nil_value)},
     {{"R_BaseNamespace"}, AT(base_namespace)},

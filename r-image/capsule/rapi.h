@@ -90,6 +90,8 @@ struct __attribute__((aligned(65536))) rapi {
   void (*set_cloenv)(SEXP, SEXP);
   int (*promise_seen)(SEXP);
   SEXP (*promise_code)(SEXP);
+  SEXP (*vector_elt)(SEXP, long);
+  SEXP (*promise_env)(SEXP);
   /* R's variables: pointers to them, read at each use. */
   SEXP *na_string, *nil_value, *base_namespace, *base_env, *global_env, *empty_env, *namespace_registry;
   struct r_context **global_context;

@@ -98,18 +98,66 @@ static int acts_for_others(const char *caller) {
  * it; more ends the search (refused). */
 enum { MAX_ACTING = 32 };
 
-/* Whether one of the closure call's arguments is being forced now with code R evaluates (not byte
- * code): an argument the calling code wrote, whose evaluation is that code's, not this closure's. */
-static int forcing_evaluated_argument(const struct r_context *c) {
+enum forcing { FORCING_NONE, FORCING_EVALUATED, FORCING_COMPILED };
+
+/* Whether `env` is the frame of a closure call further out than `c`. */
+static int frame_further_out(const struct r_context *c, SEXP env) {
+  for (const struct r_context *n = c->next; n; n = n->next)
+    if ((n->callflag & CTXT_FUNCTION) && n->cloenv == env) return 1;
+  return 0;
+}
+
+/* The expression code was made from: byte code keeps it as its first constant. */
+static SEXP source_of(SEXP code) {
+  const struct rapi *r = &R_API;
+  if (r->type_of(code) != BCODESXP) return code;
+  SEXP consts = r->cdr(code);
+  return r->type_of(consts) == VECSXP && r->length(consts) > 0 ? r->vector_elt(consts, 0) : code;
+}
+
+/* Which of the closure call's arguments is being forced now, and with what code: code R evaluates
+ * (an argument the calling code wrote, whose evaluation is that code's, not this closure's), or a
+ * package's byte code (`*forced` is then the promise). An argument that only names a variable of a
+ * frame further out (`is.data.frame(data)` inside stats::ts) is skipped: forcing it forces that
+ * frame's own argument, which the walk meets there. */
+static enum forcing forcing_argument(const struct r_context *c, SEXP *forced) {
   const struct rapi *r = &R_API;
   SEXP nil = *r->nil_value;
   /* Bounded: R passes at most a few thousand arguments, and a bound is cheaper than a cycle check. */
   int hops = 0;
   for (SEXP a = c->promargs; a != nil && r->type_of(a) == LISTSXP && hops < 65536; a = r->cdr(a), hops++) {
     SEXP p = r->car(a);
-    if (r->type_of(p) == PROMSXP && r->promise_seen(p) == 1 && r->type_of(r->promise_code(p)) != BCODESXP) return 1;
+    if (r->type_of(p) != PROMSXP || r->promise_seen(p) != 1) continue;
+    SEXP code = r->promise_code(p);
+    if (r->type_of(source_of(code)) == SYMSXP && frame_further_out(c, r->promise_env(p))) continue;
+    if (r->type_of(code) != BCODESXP) return FORCING_EVALUATED;
+    *forced = p;
+    return FORCING_COMPILED;
   }
-  return hops == 65536;
+  return hops == 65536 ? FORCING_EVALUATED : FORCING_NONE;
+}
+
+/* Whether an interpreted closure is a constant of the byte code that called it. methods' setMethod()
+ * keeps a method whose formals differ from the generic's as `.local <- <the function>` inside a
+ * wrapper; the installer compiles the wrapper but not the function it holds, so `.local` runs
+ * interpreted (every S4 method with extra arguments, Matrix's among them). A script cannot put a
+ * closure into an installed package's byte code: R gives it constants only as copies (`body<-`,
+ * `environment<-` duplicate a shared closure), and it cannot make byte code. So a closure called
+ * from the frame of the byte code that holds it is that code's package's own. */
+static int constant_of_caller(const struct r_context *c) {
+  const struct rapi *r = &R_API;
+  for (const struct r_context *n = c->next; n; n = n->next) {
+    if (!(n->callflag & CTXT_FUNCTION) || r->type_of(n->callfun) != CLOSXP) continue;
+    SEXP body = r->closure_body(n->callfun);
+    if (r->type_of(body) != BCODESXP || c->sysparent != n->cloenv) return 0;
+    SEXP consts = r->cdr(body);
+    if (r->type_of(consts) != VECSXP) return 0;
+    int count = r->length(consts);
+    for (int i = 0; i < count; i++)
+      if (r->vector_elt(consts, i) == c->callfun) return 1;
+    return 0;
+  }
+  return 0;
 }
 
 int routine_vouched(const char *package) {
@@ -118,7 +166,8 @@ int routine_vouched(const char *package) {
   /* A routine reached from a call R evaluates (not byte code) has R's builtin context innermost.
    * Whose call it is then depends on who asked for the evaluation:
    *  - an argument being forced is the calling code's: a promise of the script's code forced by a
-   *    package function (stats::setNames(.Call(...))) is the script's;
+   *    package function (stats::setNames(.Call(...))) is the script's, one of a package's byte code
+   *    is that package's;
    *  - each acting closure on the way (eval, do.call, with) must have been called from the frame
    *    of a closure further out, up to the package code that vouches: an eval() the script wrote
    *    inside such a promise was called from the script's frame;
@@ -130,17 +179,25 @@ int routine_vouched(const char *package) {
   for (; c; c = c->next) {
     if (!(c->callflag & CTXT_FUNCTION) || r->type_of(c->callfun) != CLOSXP) continue;
     /* Interpreted code is the script's (or a closure it rebuilt): it vouches for nothing, and
-     * nothing it calls through reaches further down. */
-    if (r->type_of(r->closure_body(c->callfun)) != BCODESXP) return 0;
+     * nothing it calls through reaches further down; the one exception is a constant of the
+     * package byte code that called it. */
+    if (r->type_of(r->closure_body(c->callfun)) != BCODESXP && !constant_of_caller(c)) return 0;
     const char *caller = rapi_env_package(r->closure_env(c->callfun));
     if (!caller) return 0;
+    SEXP forced = NULL;
+    enum forcing forcing = forcing_argument(c, &forced);
     if (evaluated) {
-      if (forcing_evaluated_argument(c)) return 0;
+      if (forcing == FORCING_EVALUATED) return 0;
       /* This closure's frame is where the acting closures inside it may have been called from. */
       for (size_t i = 0; i < n_pending;)
         if (pending[i] == c->cloenv) pending[i] = pending[--n_pending];
         else i++;
     }
+    /* A package's compiled argument being forced here is that package's code, wherever the routine
+     * call in it stands (forecast's simulate.ets passes stats::ts() a .C() call, forced inside ts):
+     * the frame it runs in is the one its byte code made it in. */
+    const char *owner = forcing == FORCING_COMPILED ? rapi_env_package(r->promise_env(forced)) : NULL;
+    if (owner && !acts_for_others(owner)) return n_pending == 0 && vouches(owner, package);
     if (acts_for_others(caller)) {
       /* base's and methods' own call sites call their own routines; their evaluators and S4
        * dispatch (which forces the caller's arguments, compiled promises included) act for whoever

@@ -33,6 +33,11 @@ const IDIOMS: ReadonlyArray<{ name: string; script: string }> = [
   { name: 'knitr::kable', script: 'cat(knitr::kable(data.frame(a = 1:2, b = c("x", "y")), format = "pipe"), sep = "\\n")' },
   { name: 'TTR', script: 'cat(round(tail(TTR::SMA(c(1, 2, 3, 4, 5, 6), n = 3), 1), 2), "\\n")' },
   { name: 'options and Sys.setenv of the time zone', script: 'old <- options(digits = 3)\nSys.setenv(TZ = "Europe/Paris")\ncat(format(pi), Sys.getenv("TZ"), "\\n")\noptions(old)' },
+  // An S4 method whose formals differ from its generic's runs as an interpreted `.local` the
+  // package's compiled method holds: it calls the package's routines as its own.
+  { name: 'S4 methods with their own arguments (Matrix)', script: 'suppressMessages(library(Matrix))\nm <- Matrix(c(2, 1, 1, 3), 2, 2)\ns <- sparseMatrix(i = 1:3, j = 1:3, x = 1)\ncat(as.vector(crossprod(m)), colSums(s), isSymmetric(m), "\\n")' },
+  // forecast's simulate.ets hands stats::ts() a .C() call, forced inside ts.
+  { name: 'a routine call passed as another package\'s argument (forecast)', script: 'suppressMessages(library(forecast))\nset.seed(1)\ncat(length(simulate(ets(USAccDeaths), 12)), "\\n")' },
   { name: 'readRDS of an installed package file', script: 'p <- system.file("Meta", "package.rds", package = "stats")\ncat(class(readRDS(p)), "\\n")' },
 ];
 

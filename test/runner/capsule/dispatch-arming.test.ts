@@ -66,7 +66,7 @@ __attribute__((constructor)) static void contexts(void) {
 STUB(Rf_errorcall) STUB(Rf_error) STUB(getPRIMNAME) STUB(CDR) STUB(CADR) STUB(CADDR) STUB(TAG) STUB(SETCAR) STUB(Rf_length)
 STUB(STRING_ELT) STUB(Rf_translateChar) STUB(Rf_inherits) STUB(R_GetConnection) STUB(Rf_asReal) STUB(Rf_ScalarReal) STUB(BODY)
 STUB(CLOENV) STUB(ENCLOS) STUB(R_IsNamespaceEnv) STUB(R_NamespaceEnvSpec) STUB(Rf_findVarInFrame) STUB(R_ExternalPtrTag)
-STUB(Rf_mkString) STUB(Rf_duplicate) STUB(SET_CLOENV) STUB(PRSEEN) STUB(PRCODE)
+STUB(Rf_mkString) STUB(Rf_duplicate) STUB(SET_CLOENV) STUB(PRSEEN) STUB(PRCODE) STUB(VECTOR_ELT) STUB(PRENV)
 #endif
 int main(void) {
   void (*arm)(int *, char **, double *) = (void (*)(int *, char **, double *))dlsym(RTLD_DEFAULT, "jube_capsule_arm");
