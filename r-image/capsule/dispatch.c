@@ -291,7 +291,7 @@ static SEXP foreign_call_row(SEXP call, size_t i, SEXP op, SEXP args, SEXP rho) 
     /* A routine named by a string with no PACKAGE is resolved in the calling environment's
      * namespace, without passing routines.c's hooks: the same rule here. */
     const char *package = R_API.type_of(rho) == ENVSXP ? rapi_env_package(rho) : NULL;
-    if (!package || !routine_vouched(package)) refuse_row(call, i, "a routine named by a string");
+    if (!package || !routine_vouched(package, NULL)) refuse_row(call, i, "a routine named by a string");
   }
   return S.originals[i](call, op, args, rho);
 }

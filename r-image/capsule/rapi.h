@@ -115,7 +115,7 @@ const char *rapi_namespace_package(SEXP env);
 const char *rapi_env_package(SEXP env);
 
 /* Native routines (routines.c): whether the package's own code is what is calling. */
-int routine_vouched(const char *package);
+int routine_vouched(const char *package, const char *routine);
 /* Whether the innermost R closure on the call stack acts for its caller (base, methods). */
 int caller_acts_for_others(void);
 

@@ -79,8 +79,23 @@ static const char *package_of_library(const char *path, char *out, size_t size) 
   return out;
 }
 
-static int vouches(const char *caller, const char *package) {
-  if (strcmp(caller, package) == 0) return 1;
+/* Whether the package exports the routine's symbol object under its own name: rlang exports
+ * `ffi_standalone_*` for the helpers other packages vendor (ggplot2's, tidyr's, ... copies of its
+ * standalone type checks call them), so any package's compiled code may call those. */
+static int exported_routine(const char *package, const char *routine) {
+  const struct rapi *r = &R_API;
+  if (!routine) return 0;
+  SEXP ns = r->find_var_in_frame(*r->namespace_registry, r->install(package));
+  if (r->type_of(ns) != ENVSXP) return 0;
+  SEXP info = r->find_var_in_frame(ns, r->install(".__NAMESPACE__."));
+  if (r->type_of(info) != ENVSXP) return 0;
+  SEXP exports = r->find_var_in_frame(info, r->install("exports"));
+  if (r->type_of(exports) != ENVSXP) return 0;
+  return r->type_of(r->find_var_in_frame(exports, r->install(routine))) == STRSXP;
+}
+
+static int vouches(const char *caller, const char *package, const char *routine) {
+  if (strcmp(caller, package) == 0 || exported_routine(package, routine)) return 1;
   for (size_t i = 0; i < sizeof VOUCHERS / sizeof VOUCHERS[0]; i++)
     if (strcmp(VOUCHERS[i].package, package) == 0 && strcmp(VOUCHERS[i].by, caller) == 0) return 1;
   return 0;
@@ -160,7 +175,7 @@ static int constant_of_caller(const struct r_context *c) {
   return 0;
 }
 
-int routine_vouched(const char *package) {
+int routine_vouched(const char *package, const char *routine) {
   const struct rapi *r = &R_API;
   struct r_context *c = *r->global_context;
   /* A routine reached from a call R evaluates (not byte code) has R's builtin context innermost.
@@ -197,7 +212,7 @@ int routine_vouched(const char *package) {
      * call in it stands (forecast's simulate.ets passes stats::ts() a .C() call, forced inside ts):
      * the frame it runs in is the one its byte code made it in. */
     const char *owner = forcing == FORCING_COMPILED ? rapi_env_package(r->promise_env(forced)) : NULL;
-    if (owner && !acts_for_others(owner)) return n_pending == 0 && vouches(owner, package);
+    if (owner && !acts_for_others(owner)) return n_pending == 0 && vouches(owner, package, routine);
     if (acts_for_others(caller)) {
       /* base's and methods' own call sites call their own routines; their evaluators and S4
        * dispatch (which forces the caller's arguments, compiled promises included) act for whoever
@@ -210,7 +225,7 @@ int routine_vouched(const char *package) {
       continue;
     }
     if (n_pending > 0) return 0;
-    return vouches(caller, package);
+    return vouches(caller, package, routine);
   }
   return 0;
 }
@@ -287,7 +302,7 @@ static struct r_registered_symbol stand_in_symbol;
 /* NULL: run the routine; otherwise the function that runs instead. Refusals do not return. */
 static DL_FUNC checked_routine(const char *routine, const char *package) {
   if (!package) refuse_routine(routine, package, CAT_NATIVE_CODE);
-  if (!routine_vouched(package)) refuse_routine(routine, package, CAT_NATIVE_CODE);
+  if (!routine_vouched(package, routine)) refuse_routine(routine, package, CAT_NATIVE_CODE);
   for (size_t i = 0; i < sizeof ANSWERED / sizeof ANSWERED[0]; i++) {
     if (!routine || strcmp(ANSWERED[i].routine, routine) != 0 || strcmp(ANSWERED[i].package, package) != 0) continue;
     if (ANSWERED[i].answer == ANSWER_OPAQUE_ADDRESS) {

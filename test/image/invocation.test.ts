@@ -147,7 +147,7 @@ describe('what a run returns, inside the image', () => {
       responseOf({ script: 'plot(1:10)', timeoutSeconds: 30, plots: small }),
     ]);
     for (const response of [gg, ggPlain, base, basePlain]) {
-      expect(response.status).toBe('ok');
+      expect(response.status, JSON.stringify(response.error)).toBe('ok');
       expect(response.plots).toHaveLength(1);
       const png = decoded(response.plots?.[0]);
       expect([png.width, png.height]).toEqual([400, 300]);
