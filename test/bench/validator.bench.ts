@@ -1,5 +1,6 @@
 /**
- * The validator against R's own tools on the same text, in one run: p50/p99 per call for a ~5 KB
+ * The validator against the previous build's validator (test/bench/baseline-validator.ts: "none may
+ * get slower") and R's own tools on the same text, in one run: p50/p99 per call for a ~5 KB
  * realistic script and for a script at the size limit. R is timed inside one Rscript process
  * (its own loop), so process start-up is excluded on that side too. Prints ratios and the targets
  * (p50 < 3 ms at 5 KB; the size-limit script decided in < 100 ms); nothing here passes or fails.
@@ -14,6 +15,7 @@ import { manifestPackages } from '../../layers/validator/package-lists.ts';
 import { loadValidator } from '../../layers/validator/validator.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
+import { loadBaselineValidator } from './baseline-validator.ts';
 
 interface Stats {
   p50: number;
@@ -115,7 +117,12 @@ export async function run(): Promise<void> {
 
   const validate = await loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()) });
   const parser = await getParser();
-  for (let i = 0; i < 50; i += 1) validate(small);
+  const baseline = await loadBaselineValidator();
+  if (!baseline) console.log('  previous build: not in this clone (JUBE_R_BENCH_BASELINE_REF), not measured');
+  for (let i = 0; i < 50; i += 1) {
+    validate(small);
+    baseline?.validate(small);
+  }
   const dir = mkdtempSync(join(tmpdir(), 'jube-bench-'));
   try {
     for (const [label, text, iterations, rIterations, lintIterations, lintCapSeconds, target] of [
@@ -126,15 +133,18 @@ export async function run(): Promise<void> {
       const bytes = Buffer.byteLength(text);
       const verdict = validate(text);
       const ours = timeLoop(iterations, () => validate(text));
+      const before = baseline ? timeLoop(iterations, () => baseline.validate(text)) : undefined;
       const treeSitter = timeLoop(Math.max(3, Math.floor(iterations / 2)), () => parser.parse(text)?.delete());
       const r = measureInR(dir, label.replace(/\W+/g, '-'), text, rIterations, lintIterations, lintCapSeconds);
       console.log(`\n${label}: ${bytes} bytes, valid=${verdict.valid}, ${verdict.lint.length} lint findings`);
       console.log(`  validator (jube-r)          ${fmt(ours)}   [${target}: ${ours.p50 < (bytes > 10_000 ? 100 : 3) ? 'met' : 'NOT met'}]`);
+      if (before) console.log(`  ${`previous build (${baseline!.ref})`.padEnd(28)}${fmt(before)}${ratio(before, ours)}  [none may get slower: ${ours.p50 <= before.p50 ? 'met' : 'NOT met'}]`);
       console.log(`  tree-sitter-r parse alone   ${fmt(treeSitter)}${ratio(treeSitter, ours)}`);
       console.log(`  R parse() + getParseData()  ${fmt(r.parse)}${ratio(r.parse, ours)}`);
       console.log(`  lintr::lint()               ${lintIterations === 0 ? 'not measured (compared at ~5 KB only)' : `${fmt(r.lintr)}${ratio(r.lintr, ours)}`}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    baseline?.close();
   }
 }
