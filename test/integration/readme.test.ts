@@ -74,7 +74,9 @@ describe('README commands', () => {
     if (/ --help\b/.test(command)) {
       expect(stdout).toMatch(/^usage: jube-r/);
     } else if (/ --format text\b/.test(command)) {
-      for (const line of stdout.split('\n').filter(Boolean)) expect(line).toMatch(/^[^:]+:\d+:\d+: (?:warning|info) /);
+      const lines = stdout.split('\n').filter(Boolean);
+      expect(lines.at(-1)).toMatch(/^[^:]+: valid$/);
+      for (const line of lines.slice(0, -1)) expect(line).toMatch(/^[^:]+:\d+:\d+: (?:warning|info) /);
     } else {
       const body = JSON.parse(stdout) as { valid?: boolean; status?: string };
       expect(body.valid ?? body.status === 'ok').toBe(true);

@@ -17,7 +17,7 @@ import { createPresignerClient, createS3PointerStore } from './s3-resolver.ts';
 import type { DataframeRequest } from '../../../layers/contract/api.ts';
 import type { DataPointerResolver, LocatedTable, PointerStore, ResolveOutcome } from './types.ts';
 
-export { DATA_POINTER_UNRESOLVED_MESSAGE } from './types.ts';
+export { dataPointerUnresolvedMessage } from './types.ts';
 
 export const UNRESOLVED: ResolveOutcome = Object.freeze({ ok: false, code: 'DATA_POINTER_UNRESOLVED' } as const);
 

@@ -5,8 +5,13 @@
 import type { DataframeRequest } from '../../../layers/contract/api.ts';
 import type { ResolvedDataframe } from '../../../layers/contract/execute.ts';
 
-/** The one message for every unresolved pointer; the HTTP layer must use exactly this. */
-export const DATA_POINTER_UNRESOLVED_MESSAGE = 'One or more data pointers could not be resolved for this tenant; nothing was run.';
+/**
+ * The one message for every unresolved pointer; the HTTP layer must use exactly this. It names the
+ * tenant that was asked (the caller's own, from the path), so a caller that meant another tenant
+ * sees which one it reached, and never says why or whether the pointer exists elsewhere.
+ */
+export const dataPointerUnresolvedMessage = (tenant: string): string =>
+  `One or more data pointers could not be resolved for tenant '${tenant}'; nothing was run.`;
 
 export type ResolveOutcome =
   | { readonly ok: true; readonly dataframes: readonly ResolvedDataframe[] }

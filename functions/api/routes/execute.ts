@@ -8,7 +8,7 @@ import type { ExecuteResponse, ResolvedDataframe } from '../../../layers/contrac
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
 import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/errors.ts';
 import { parseBody } from '../http/parse-body.ts';
-import { DATA_POINTER_UNRESOLVED_MESSAGE } from '../data-pointers/types.ts';
+import { dataPointerUnresolvedMessage } from '../data-pointers/types.ts';
 import { isolationKey } from '../invoke/isolation-key.ts';
 import type { ApiDeps } from './deps.ts';
 
@@ -81,5 +81,5 @@ async function resolveDataframes(deps: ApiDeps, tenant: string, requests: readon
   const outcome = await (await deps.resolver()).resolve(tenant, requests);
   if (outcome.ok) return outcome.dataframes;
   if (outcome.code === 'DATAFRAME_TOO_LARGE') throw new DataframeTooLargeError(outcome.message);
-  throw new DataPointerUnresolvedError(DATA_POINTER_UNRESOLVED_MESSAGE);
+  throw new DataPointerUnresolvedError(dataPointerUnresolvedMessage(tenant));
 }

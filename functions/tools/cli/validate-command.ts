@@ -19,7 +19,7 @@ Checks an R script against the script rules without running it; - reads the scri
   --format text   one line per finding, as compilers print them:
                     FILE:LINE:COL: CODE message             (an error: the script is rejected)
                     FILE:LINE:COL: warning|info RULE message (lint: advice only)
-                  nothing for a valid script without lint
+                  then, for a script that may run, FILE: valid
   -h, --help      this help
 
 exit status: 0 valid, 1 invalid, 2 usage error`;
@@ -27,13 +27,17 @@ exit status: 0 valid, 1 invalid, 2 usage error`;
 const FORMATS = ['json', 'text'] as const;
 type Format = (typeof FORMATS)[number];
 
-/** The text format: every finding in document order (an error before lint at the same place), one line each. */
+/**
+ * The text format: every finding in document order (an error before lint at the same place), one
+ * line each, then `FILE: valid` when the script may run (silence would not say whether it was checked).
+ */
 export function formatText(file: string, result: ValidationResult): string {
   const findings = [
     ...result.errors.map((e) => ({ line: e.line, column: e.column, rank: 0, head: e.code, message: e.message })),
     ...result.lint.map((l) => ({ line: l.line, column: l.column, rank: 1, head: `${l.severity} ${l.rule}`, message: l.message })),
   ].sort((a, b) => a.line - b.line || a.column - b.column || a.rank - b.rank);
-  return findings.map((f) => `${file}:${f.line}:${f.column}: ${f.head} ${f.message.replace(/\s*\n\s*/g, ' ')}\n`).join('');
+  const lines = findings.map((f) => `${file}:${f.line}:${f.column}: ${f.head} ${f.message.replace(/\s*\n\s*/g, ' ')}\n`).join('');
+  return result.valid ? `${lines}${file}: valid\n` : lines;
 }
 
 interface ValidateArguments {

@@ -6,7 +6,7 @@ import { readServiceConfig } from '../../../../layers/config/service-config.ts';
 import {
   createDataPointerResolver,
   createResolver,
-  DATA_POINTER_UNRESOLVED_MESSAGE,
+  dataPointerUnresolvedMessage,
   UNRESOLVED,
 } from '../../../../functions/api/data-pointers/resolve.ts';
 import type { PointerStore } from '../../../../functions/api/data-pointers/types.ts';
@@ -114,7 +114,7 @@ describe('the shared resolution logic', () => {
     expect(await createResolver(store, limits).resolve('acme', [{ name: 'x', dataPointer: 'x' }])).toStrictEqual(UNRESOLVED);
   });
 
-  it('exports one generic message that names no reason', () => {
-    expect(DATA_POINTER_UNRESOLVED_MESSAGE).toBe('One or more data pointers could not be resolved for this tenant; nothing was run.');
+  it('exports one generic message that names the tenant asked and no reason', () => {
+    expect(dataPointerUnresolvedMessage('acme')).toBe("One or more data pointers could not be resolved for tenant 'acme'; nothing was run.");
   });
 });

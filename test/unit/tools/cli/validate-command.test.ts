@@ -58,8 +58,9 @@ describe('jube-r validate', () => {
       expect(lines[2]).toMatch(/Did you mean 'dplyr'\? GET \/packages/);
     });
 
-    it('prints nothing for a valid script and exits 0', () => {
-      expect(cli(['--format=text', file('clean.R', 'x <- mean(1:10)\n')])).toMatchObject({ status: 0, stdout: '' });
+    it('says "valid" for a valid script and exits 0', () => {
+      const path = file('clean.R', 'x <- mean(1:10)\n');
+      expect(cli(['--format=text', path])).toMatchObject({ status: 0, stdout: `${path}: valid\n` });
     });
 
     it('names stdin <stdin>', () => {
@@ -100,6 +101,12 @@ describe('the text format', () => {
       durationMs: 1,
     });
     expect(text).toBe('s.R:2:1: SYNTAX_ERROR unexpected end of input\ns.R:2:1: info absolute-path absolute\n');
+  });
+
+  it('says "valid" after the lint of a script that may run', () => {
+    const lint = [{ rule: 'absolute-path', message: 'absolute', line: 3, column: 2, severity: 'info' as const }];
+    expect(formatText('s.R', { valid: true, errors: [], lint, durationMs: 1 })).toBe('s.R:3:2: info absolute-path absolute\ns.R: valid\n');
+    expect(formatText('s.R', { valid: true, errors: [], lint: [], durationMs: 1 })).toBe('s.R: valid\n');
   });
 
   it('parses --format in both spellings and defaults to json', () => {
