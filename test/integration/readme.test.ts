@@ -40,6 +40,8 @@ afterAll(async () => {
   // Ctrl-C reaches npm, which forwards it to the server (the start script execs node).
   await stack?.stop('SIGINT');
   expect(stack?.output()).toContain('jube-r: stopped');
+  // A clean start and the README's calls print no Node warning (the AWS SDK's Node-version notice included).
+  expect(stack?.output()).not.toMatch(/\(node:\d+\) \S*Warning/);
   await expect(fetch(`${stack!.url}/health`)).rejects.toThrow();
 });
 
