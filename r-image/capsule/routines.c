@@ -79,7 +79,7 @@ static const char *package_of_library(const char *path, char *out, size_t size) 
   return out;
 }
 
-/* Whether the package exports the routine's symbol object under its own name: rlang exports
+/* Whether the package exports the routine's own symbol object under the routine's name: rlang exports
  * `ffi_standalone_*` for the helpers other packages vendor (ggplot2's, tidyr's, ... copies of its
  * standalone type checks call them), so any package's compiled code may call those. */
 static int exported_routine(const char *package, const char *routine) {
@@ -91,7 +91,12 @@ static int exported_routine(const char *package, const char *routine) {
   if (r->type_of(info) != ENVSXP) return 0;
   SEXP exports = r->find_var_in_frame(info, r->install("exports"));
   if (r->type_of(exports) != ENVSXP) return 0;
-  return r->type_of(r->find_var_in_frame(exports, r->install(routine))) == STRSXP;
+  SEXP name = r->install(routine);
+  if (r->type_of(r->find_var_in_frame(exports, name)) != STRSXP) return 0;
+  /* The exported object must be the routine itself (useDynLib binds it at load, never lazily): an
+   * R function exported under the routine's name (stats' cor() and its routine "cor") is not. */
+  SEXP value = r->find_var_in_frame(ns, name);
+  return r->type_of(value) == VECSXP && r->inherits(value, "NativeSymbolInfo");
 }
 
 static int vouches(const char *caller, const char *package, const char *routine) {
