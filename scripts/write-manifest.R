@@ -1,7 +1,8 @@
-# Writes the package manifest GET /packages serves: every package declared in packages.R and
-# every base package, with the version actually installed in this R library; and `installed`,
-# the name of every package this library holds (declared packages' dependencies and R's
-# recommended ones too), so no check calls an installed package "not installed".
+# Writes the package manifest GET /packages serves: every package this R library holds, with the
+# version actually installed and where it comes from (declared in packages.R, base R, or installed
+# as a dependency or one of R's recommended packages); `installed` names them all, so no check
+# calls an installed package "not installed". Which of them a script may load is the rules'
+# decision (layers/rules/rules.ts allowedPackages: all but packages.blocked).
 # Usage: Rscript scripts/write-manifest.R PACKAGES_R OUT_JSON
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) != 2L) stop("usage: write-manifest.R PACKAGES_R OUT_JSON", call. = FALSE)
@@ -22,7 +23,8 @@ manifest <- list(
   installed = sort(unique(rownames(installed.packages()))),
   packages = c(
     lapply(sort(declared), entry, source = "packages.R"),
-    lapply(sort(setdiff(base_pkgs, declared)), entry, source = "base")
+    lapply(sort(setdiff(base_pkgs, declared)), entry, source = "base"),
+    lapply(sort(setdiff(rownames(installed.packages()), c(declared, base_pkgs))), entry, source = "dependency")
   )
 )
 writeLines(jsonlite::toJSON(manifest, auto_unbox = TRUE, pretty = TRUE), args[[2]])

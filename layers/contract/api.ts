@@ -22,6 +22,7 @@ import { ISOLATION_BOUNDARIES, ISOLATION_MODES, TENANCIES, TENANT_BINDINGS } fro
 import { ValidationResultSchema } from './validation.ts';
 import { CapabilitySummarySchema } from '../rules/capabilities.ts';
 import { ScriptRulesSchema } from '../rules/rules.ts';
+import { PACKAGE_SOURCES } from '../packages/manifest.ts';
 
 /** The path segment a tenant's routes start with: `/t/{tenant}/...`. */
 export const TENANT_PATH_PREFIX = 't';
@@ -236,7 +237,10 @@ export type HealthResponse = z.infer<typeof HealthResponseSchema>;
 
 export const PackagesResponseSchema = z.strictObject({
   rVersion: z.string(),
-  packages: z.array(z.strictObject({ name: z.string(), version: z.string(), source: z.enum(['packages.R', 'base']) })),
+  /** Exactly what library() accepts: every installed package but the blocked ones, with its installed version. */
+  packages: z.array(z.strictObject({ name: z.string(), version: z.string(), source: z.enum(PACKAGE_SOURCES) })),
+  /** The rest: packages a script is told not to load (installed or not), why, and what to write instead. */
+  blocked: z.array(z.strictObject({ name: z.string(), version: z.string().optional(), why: z.string(), instead: z.string() })),
 });
 export type PackagesResponse = z.infer<typeof PackagesResponseSchema>;
 

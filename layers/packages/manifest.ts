@@ -1,11 +1,14 @@
 /**
  * The package manifest: generated from packages.R against a real R library by
  * scripts/write-manifest.R (by `npm run setup` locally, by the image build for Lambda).
- * GET /packages serves it; the validator takes its allow-list from `declared`.
+ * GET /packages serves what of it a script may load (layers/rules/rules.ts allowedPackages).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+
+/** Where an installed package comes from: declared in packages.R, base R, or installed as a dependency (or one of R's recommended packages). */
+export const PACKAGE_SOURCES = ['packages.R', 'base', 'dependency'] as const;
 
 export const PackageManifestSchema = z.strictObject({
   rVersion: z.string().min(1),
@@ -16,7 +19,7 @@ export const PackageManifestSchema = z.strictObject({
     z.strictObject({
       name: z.string().min(1),
       version: z.string().min(1),
-      source: z.enum(['packages.R', 'base']),
+      source: z.enum(PACKAGE_SOURCES),
     }),
   ),
 });

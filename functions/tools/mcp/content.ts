@@ -163,6 +163,11 @@ export function healthResult(health: HealthResponse): CallToolResult {
 }
 
 export function packagesResult(packages: PackagesResponse): CallToolResult {
-  const lines = [`R ${packages.rVersion}; library() any of these:`, ...packages.packages.map((p) => `${p.name} ${p.version}${p.source === 'base' ? ' (base)' : ''}`)];
+  const lines = [
+    `R ${packages.rVersion}; library() any of these:`,
+    ...packages.packages.map((p) => `${p.name} ${p.version}${p.source === 'packages.R' ? '' : ` (${p.source})`}`),
+    'not these (why; instead):',
+    ...packages.blocked.map((p) => `${p.name}: ${p.why}; ${p.instead}`),
+  ];
   return { content: [text(lines.join('\n'))], structuredContent: packages };
 }

@@ -110,10 +110,20 @@ describe('routing', () => {
     expect(HealthResponseSchema.parse(body).sandbox).toEqual({ source: 'unknown', layers: [], sandboxed: false });
   });
 
-  it('serves /packages from the manifest', async () => {
+  it('serves /packages: exactly the installed packages library() accepts at /validate, with versions, and the blocked ones with why', async () => {
     const { result, body } = await call(makeApi(), proxyEvent('GET', '/packages'));
     expect(result.statusCode).toBe(200);
-    expect(PackagesResponseSchema.parse(body).packages).toEqual(loadManifest().packages);
+    const answer = PackagesResponseSchema.parse(body);
+    const manifest = loadManifest();
+    const listed = new Set(answer.packages.map((p) => p.name));
+    // Every installed package: listed exactly when /validate accepts library() of it.
+    for (const p of manifest.packages) {
+      const { body: verdict } = await call(makeApi(), jsonPost('/validate', { script: `library(${p.name})` }));
+      expect([p.name, verdict['valid']]).toEqual([p.name, listed.has(p.name)]);
+    }
+    expect(answer.packages).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'TTR', version: expect.stringMatching(/^\d/), source: 'dependency' })]));
+    expect(answer.blocked.map((b) => b.name)).toEqual(loadRules().packages.blocked.map((b) => b.name));
+    expect(answer.blocked.find((b) => b.name === 'processx')).toMatchObject({ why: expect.stringContaining('programs'), instead: expect.any(String) });
   });
 
   it('answers /validate with the validator result', async () => {
