@@ -27,6 +27,8 @@ export const ScriptRulesSchema = z.strictObject({
     blocked: z.array(z.strictObject({ name: Name, why: Name, instead: Name })),
     /** Packages that only attach others (the tidyverse): the advice names the members to load. */
     metaPackages: z.array(z.strictObject({ name: Name, members: z.array(Name).min(1) })),
+    /** Packages the image does not hold, with what to write instead; `example` is a script that passes and runs (tested). */
+    alternatives: z.array(z.strictObject({ name: Name, instead: Name, example: Name })),
   }),
   variables: z.strictObject({
     maxCount: z.number().int().positive(),

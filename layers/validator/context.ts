@@ -42,6 +42,8 @@ export interface CompiledRules {
   readonly blockedPackages: ReadonlyMap<string, { readonly why: string; readonly instead: string }>;
   /** A meta-package's name -> the packages it attaches (script-rules.json packages.metaPackages). */
   readonly metaPackages: ReadonlyMap<string, readonly string[]>;
+  /** A package the image does not hold -> what to write instead (script-rules.json packages.alternatives). */
+  readonly alternatives: ReadonlyMap<string, string>;
   readonly installedPackages: ReadonlySet<string>;
 }
 
@@ -53,6 +55,7 @@ export function compileRules(rules: ScriptRules, installed: ReadonlySet<string>,
     allowedPackages: allowedPackages(rules, installed),
     blockedPackages: new Map(rules.packages.blocked.map((p) => [p.name, { why: p.why, instead: p.instead }])),
     metaPackages: new Map(rules.packages.metaPackages.map((p) => [p.name, p.members])),
+    alternatives: new Map(rules.packages.alternatives.map((p) => [p.name, p.instead])),
     installedPackages: installed,
   };
 }

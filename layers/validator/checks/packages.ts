@@ -22,6 +22,8 @@ export function packageNotAllowedMessage(name: string, rules: CompiledRules): st
     const missing = absent.length > 0 ? ` Not installed: ${absent.join(', ')}.` : '';
     return `Package '${name}' is not installed as one package.${load}${missing}`;
   }
+  const instead = rules.alternatives.get(name);
+  if (instead !== undefined) return `Package '${name}' is not installed here. Instead: ${instead}. GET /packages lists every installed package.`;
   const near = nearest(name, loadable, SUGGESTED_PACKAGES);
   const hint = near.length > 0 ? ` Did you mean ${near.map((p) => `'${p}'`).join(', ')}?` : '';
   return `Package '${name}' is not installed.${hint} GET /packages lists every installed package.`;

@@ -2,6 +2,7 @@
  * The jube-r stack, synthesized once per environment exactly as `cdk synth -c env=...` builds it
  * (AwsSolutions checks included: synthesis itself fails on an unacknowledged finding).
  */
+import { loadRules } from '../../../layers/rules/rules.ts';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -1149,7 +1150,8 @@ describe('the synthesized validate bundle', () => {
     const { statusCode, body } = await answer('events/api/packages.json');
     expect(statusCode).toBe(200);
     const facts = readPackageFacts(fixturePackageFacts()).manifest;
-    expect(JSON.parse(body)).toEqual({ rVersion: FIXTURE_IMAGE_R_VERSION, packages: facts.packages });
+    const blocked = new Set(loadRules().packages.blocked.map((b) => b.name));
+    expect(JSON.parse(body)).toMatchObject({ rVersion: FIXTURE_IMAGE_R_VERSION, packages: facts.packages.filter((p) => !blocked.has(p.name)) });
   }, 60_000);
 
   it('answers POST /validate from the rules and the capability table it ships beside it', async () => {
