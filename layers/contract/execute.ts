@@ -275,7 +275,7 @@ const count = z.number().int().min(0);
 const position = { line: z.number().int().min(1).optional(), column: z.number().int().min(1).optional() };
 
 /** One page the script drew, in drawing order. `data` is base64. */
-const PlotSchema = z.strictObject({
+export const PlotSchema = z.strictObject({
   mimeType: z.enum(['image/png', 'image/svg+xml']),
   width: count,
   height: count,
@@ -289,7 +289,7 @@ export type Plot = z.infer<typeof PlotSchema>;
  * `truncated` (it did not fit the count or byte caps) or `skipped` (not a regular file; a link is
  * never followed).
  */
-const OutputFileSchema = z.strictObject({
+export const OutputFileSchema = z.strictObject({
   name: z.string(),
   mimeType: z.string(),
   bytes: count.optional(),

@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthResponse } from '../../layers/contract/api.ts';
-import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
+import { McpExecuteResultSchema } from '../../functions/tools/mcp/content.ts';
 import { createJubeRClient } from '../../functions/tools/client/jube-r-client.ts';
 import { parseMcpArguments } from '../../functions/tools/mcp/arguments.ts';
 import { startMcpHttpServer } from '../../functions/tools/mcp/http.ts';
@@ -89,7 +89,10 @@ describe('in-process, on the local stack\'s handlers', () => {
     expect(images).toHaveLength(1);
     expect(images[0]).toMatchObject({ mimeType: 'image/png' });
     expect(pngSize(images[0]!.type === 'image' ? images[0]!.data : '')).toEqual({ width: 320, height: 200 });
-    expect(ExecuteResponseSchema.parse(result.structuredContent)).toMatchObject({ status: 'ok', plots: [{ width: 320, height: 200 }] });
+    // structuredContent names the image's content item instead of repeating its bytes.
+    const structured = McpExecuteResultSchema.parse(result.structuredContent);
+    expect(structured).toMatchObject({ status: 'ok', plots: [{ width: 320, height: 200, content: result.content.indexOf(images[0]!) }] });
+    expect(JSON.stringify(structured)).not.toContain(images[0]!.type === 'image' ? images[0]!.data.slice(0, 64) : 'x');
   });
 
   it('returns a file from out/ as an embedded resource', async () => {

@@ -6,10 +6,14 @@
  * warnings, messages and notes as text; each plot as an `image` item; each out/ file as an embedded
  * resource (text for text types, base64 `blob` otherwise). A rejected script never ran: its
  * findings come with their codes and what to change, as a tool error (`isError`).
+ * structuredContent is the whole answer, but a plot's or file's bytes are in `content` once: there
+ * it carries `content`, the index of its content item, instead of `data` (r_execute's outputSchema,
+ * McpExecuteResultSchema).
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorBody, HealthResponse, PackagesResponse } from '../../../layers/contract/api.ts';
-import type { ExecuteResponse, OutputFile } from '../../../layers/contract/execute.ts';
+import { z } from 'zod';
+import { ExecuteResponseSchema, OutputFileSchema, PlotSchema, type ExecuteResponse, type OutputFile } from '../../../layers/contract/execute.ts';
 import type { ValidationError, ValidationErrorCode, ValidationResult } from '../../../layers/contract/validation.ts';
 
 /** What to change for each validation code, in a model's terms. Exhaustive: a new code needs advice. */
@@ -27,6 +31,16 @@ export const VALIDATION_ADVICE: Readonly<Record<ValidationErrorCode, string>> = 
 };
 
 const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+
+/** Where a plot's or a file's bytes are: the index of its item in the tool result's `content`. */
+const contentRef = { content: z.number().int().min(0).describe('the index of the content item that carries the bytes') };
+
+/** r_execute's structuredContent: the /execute answer with each returned plot's and file's bytes replaced by `content`. */
+export const McpExecuteResultSchema = ExecuteResponseSchema.extend({
+  plots: z.array(PlotSchema.omit({ data: true }).extend(contentRef)).optional(),
+  files: z.array(OutputFileSchema.omit({ data: true }).extend({ content: contentRef.content.optional() })).optional(),
+});
+export type McpExecuteResult = z.infer<typeof McpExecuteResultSchema>;
 
 /** One finding per line, `line:column CODE message`, as compilers print them, with its advice. */
 export function findingLines(errors: readonly ValidationError[]): string[] {
@@ -104,12 +118,24 @@ export function executeResult(response: ExecuteResponse): CallToolResult {
     listLines('messages', response.messages),
     listLines('notes', [...(response.notes ?? []), ...omitted, ...notReturned]),
   ].filter((t): t is string => t !== undefined);
-  const content: ContentBlock[] = [
-    ...texts.map(text),
-    ...(response.plots ?? []).map((plot): ContentBlock => ({ type: 'image', data: plot.data, mimeType: plot.mimeType })),
-    ...files.map(fileContent).filter((c): c is ContentBlock => c !== undefined),
-  ];
-  return { content, structuredContent: response, ...(failed ? { isError: true } : {}) };
+  const content: ContentBlock[] = texts.map(text);
+  const plots = (response.plots ?? []).map(({ data, ...plot }) => {
+    content.push({ type: 'image', data, mimeType: plot.mimeType });
+    return { ...plot, content: content.length - 1 };
+  });
+  const referenced = files.map(({ data, ...file }) => {
+    const item = fileContent({ ...file, ...(data === undefined ? {} : { data }) });
+    if (item === undefined) return file;
+    content.push(item);
+    return { ...file, content: content.length - 1 };
+  });
+  const { plots: _plots, files: _files, ...rest } = response;
+  const structured: McpExecuteResult = {
+    ...rest,
+    ...(response.plots === undefined ? {} : { plots }),
+    ...(response.files === undefined ? {} : { files: referenced }),
+  };
+  return { content, structuredContent: structured, ...(failed ? { isError: true } : {}) };
 }
 
 /** What a caller should do about an API error, by status. */

@@ -11,7 +11,6 @@ import { z } from 'zod';
 import packageJson from '../../../package.json' with { type: 'json' };
 import {
   executeRequestSchema,
-  ExecuteResponseSchema,
   HealthResponseSchema,
   PackagesResponseSchema,
   ValidateRequestSchema,
@@ -28,6 +27,7 @@ import {
   helpNotFoundResult,
   helpResult,
   packagesResult,
+  McpExecuteResultSchema,
   validationResult,
 } from './content.ts';
 import { toolDescriptions } from './descriptions.ts';
@@ -112,7 +112,7 @@ export function createJubeRMcpServer(options: JubeRMcpServerOptions): McpServer 
       title: 'Run an R script',
       description: described.r_execute,
       inputSchema: executeInputSchema(options.health),
-      outputSchema: ExecuteResponseSchema,
+      outputSchema: McpExecuteResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (request) => answered(async () => executeResult(await api.execute(request, { session }))),

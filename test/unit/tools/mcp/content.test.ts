@@ -1,6 +1,7 @@
 /** The API's answers as MCP tool results: what a model reads first, what a host shows. */
 import { describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema, type ExecuteResponse } from '../../../../layers/contract/execute.ts';
+import { McpExecuteResultSchema } from '../../../../functions/tools/mcp/content.ts';
 import { VALIDATION_ERROR_CODES } from '../../../../layers/contract/validation.ts';
 import { apiErrorResult, executeResult, findingLines, outUri, validationResult, VALIDATION_ADVICE } from '../../../../functions/tools/mcp/content.ts';
 
@@ -74,6 +75,17 @@ describe('executeResult', () => {
       { type: 'resource', resource: { uri: 'jube-r://out/dir/t%20a.csv', mimeType: 'text/csv', text: 'a,b\n1,2\n' } },
       { type: 'resource', resource: { uri: 'jube-r://out/p.bin', mimeType: 'application/octet-stream', blob: 'AAE=' } },
     ]);
+    // structuredContent carries no bytes content has: each returned plot and file names its content item.
+    const structured = McpExecuteResultSchema.parse(result.structuredContent);
+    expect(JSON.stringify(structured)).not.toContain('iVBO');
+    expect(JSON.stringify(structured)).not.toContain(csv);
+    expect(structured.plots).toEqual([{ mimeType: 'image/png', width: 64, height: 64, bytes: 3, content: 5 }]);
+    expect(structured.files).toEqual([
+      { name: 'dir/t a.csv', mimeType: 'text/csv', bytes: 8, sha256: 'x', content: 6 },
+      { name: 'p.bin', mimeType: 'application/octet-stream', bytes: 2, sha256: 'y', content: 7 },
+      { name: 'big.csv', mimeType: 'text/csv', truncated: true },
+    ]);
+    for (const ref of [...structured.plots!, ...structured.files!]) if ('content' in ref && ref.content !== undefined) expect(result.content[ref.content]!.type).not.toBe('text');
   });
 
   it('shows a rejection with each finding\'s code, place and advice, as a tool error', () => {

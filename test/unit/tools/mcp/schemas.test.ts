@@ -19,6 +19,7 @@ import {
 import { loadRules } from '../../../../layers/rules/rules.ts';
 import type { JubeRClient } from '../../../../functions/tools/client/jube-r-client.ts';
 import { createJubeRMcpServer, TOOL_NAMES } from '../../../../functions/tools/mcp/server.ts';
+import { McpExecuteResultSchema } from '../../../../functions/tools/mcp/content.ts';
 
 /** listTools needs no API: every route refuses. */
 const unreachable: JubeRClient = {
@@ -58,8 +59,8 @@ describe('the tool schemas', () => {
     expect(input).toEqual(json(schema, 'input'));
   });
 
-  it('each tool\'s output schema is the contract\'s response schema', () => {
-    expect(tools.get('r_execute')!.outputSchema).toEqual(json(ExecuteResponseSchema, 'output'));
+  it('each tool\'s output schema is the contract\'s response schema (r_execute\'s with bytes referenced, not repeated)', () => {
+    expect(tools.get('r_execute')!.outputSchema).toEqual(json(McpExecuteResultSchema, 'output'));
     expect(Object.keys(tools.get('r_execute')!.outputSchema!.properties ?? {}).sort()).toEqual(Object.keys(ExecuteResponseSchema.shape).sort());
     expect(tools.get('r_health')!.outputSchema).toEqual(json(HealthResponseSchema, 'output'));
     expect(tools.get('r_packages')!.outputSchema).toEqual(json(PackagesResponseSchema, 'output'));
