@@ -26,7 +26,7 @@ import { sessionOf } from './http/session.ts';
 import { callerBinding, tenantOfCall } from './http/caller.ts';
 import { once, type ApiDeps } from './routes/deps.ts';
 import { execute } from './routes/execute.ts';
-import { health } from './routes/health.ts';
+import { healthAnswer } from './routes/health.ts';
 import { help } from './routes/help.ts';
 import { packages } from './routes/packages.ts';
 import { matchRoute } from './routes/table.ts';
@@ -96,7 +96,7 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
     const body: unknown = event.body;
     switch (matched.route.name) {
       case 'health':
-        return jsonResponse(200, await health(deps));
+        return jsonResponse(200, await healthAnswer(deps, event.queryStringParameters));
       case 'packages':
         return jsonResponse(200, packages(deps));
       case 'help':

@@ -38,7 +38,7 @@ export function resolveOutputBudget(requested: OutputBudget | undefined, config:
     const wanted = requested?.[field] ?? config.outputBudget[field];
     const value = Math.min(wanted, max);
     if (wanted > max) {
-      notes.push(`outputBudget.${field} ${wanted} is above this deployment's maximum; ${max} was used (GET /health limits.${maxLimit})`);
+      notes.push(`outputBudget.${field} ${wanted} is above this deployment's maximum; ${max} was used (GET /health?detail=full limits.${maxLimit})`);
     }
     caps[cap] = value;
     fields[field] = { value, max };
@@ -51,5 +51,5 @@ export function raiseBudgetHint(field: BudgetField, budget: Pick<ResolvedBudget,
   const { value, max } = budget.fields[field];
   return value < max
     ? `outputBudget.${field} is ${value}; raise it (up to ${max}) to get more`
-    : `outputBudget.${field} is at this deployment's maximum, ${max} (GET /health limits.${BUDGET_FIELDS[field].maxLimit})`;
+    : `outputBudget.${field} is at this deployment's maximum, ${max} (GET /health?detail=full limits.${BUDGET_FIELDS[field].maxLimit})`;
 }

@@ -296,7 +296,7 @@ function listOrUndefined(raw: string | undefined): string[] | undefined {
 /** A note for a timeoutSeconds the clamp lowered: the maximum and what was used; undefined otherwise. */
 export function timeoutClampNote(requested: number | undefined, config: ServiceConfig): string | undefined {
   if (requested === undefined || !Number.isFinite(requested) || requested <= config.scriptTimeoutSecondsMax) return undefined;
-  return `timeoutSeconds ${requested} is above this deployment's maximum; ${config.scriptTimeoutSecondsMax} s was used (GET /health limits.scriptTimeoutSecondsMax)`;
+  return `timeoutSeconds ${requested} is above this deployment's maximum; ${config.scriptTimeoutSecondsMax} s was used (GET /health?detail=full limits.scriptTimeoutSecondsMax)`;
 }
 
 /** Clamps a caller's timeoutSeconds into [1, max]; never rejects (docs/api.md). */

@@ -235,6 +235,16 @@ export const HealthResponseSchema = z.strictObject({
 });
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;
 
+/**
+ * GET /health without `detail`: liveness, versions, the sandbox, isolation and warm state; the
+ * rules, capability summary and limits (most of the bytes) come with `?detail=full`.
+ */
+export const HealthSummarySchema = HealthResponseSchema.omit({ rules: true, capabilities: true, limits: true });
+export type HealthSummary = z.infer<typeof HealthSummarySchema>;
+
+/** GET /health's query: `detail=full` for the whole answer (what r_health and the clients read). */
+export const HealthQuerySchema = z.strictObject({ detail: z.enum(['full']).optional() });
+
 export const PackagesResponseSchema = z.strictObject({
   rVersion: z.string(),
   /** Exactly what library() accepts: every installed package but the blocked ones, with its installed version. */

@@ -156,7 +156,7 @@ const TASKS: readonly Task[] = [
     first: { script: 'library(survival)\nfit <- survfit(Surv(time, status) ~ sex, data = lung)\nsummary(fit)$table[, "median"]', timeoutSeconds: 60 },
     check: (r) => {
       expect(json(r)).toEqual({ 'sex=1': 270, 'sex=2': 426 });
-      expect(r.notes?.[0]).toBe(`timeoutSeconds 60 is above this deployment's maximum; ${TIMEOUT_MAX} s was used (GET /health limits.scriptTimeoutSecondsMax)`);
+      expect(r.notes?.[0]).toBe(`timeoutSeconds 60 is above this deployment's maximum; ${TIMEOUT_MAX} s was used (GET /health?detail=full limits.scriptTimeoutSecondsMax)`);
       expect(r.notes!.length).toBeLessThanOrEqual(limits.maxNotes);
     },
   },
@@ -380,7 +380,7 @@ beforeAll(async () => {
     // R's own time limit, which says where the script was, must fire before the backstop, even under load.
     JUBE_R_KILL_GRACE_SECONDS: '3',
   });
-  limits = HealthResponseSchema.parse((await request(`${stack.url}/health`)).json).limits;
+  limits = HealthResponseSchema.parse((await request(`${stack.url}/health?detail=full`)).json).limits;
   // Two lanes, one per execution slot: what the stack serves at once.
   const queue = [...TASKS];
   const lane = async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { loadRules } from '../../layers/rules/rules.ts';
-import { ErrorBodySchema, HealthResponseSchema, HelpResponseSchema, PackagesResponseSchema } from '../../layers/contract/api.ts';
+import { ErrorBodySchema, HealthResponseSchema, HealthSummarySchema, HelpResponseSchema, PackagesResponseSchema } from '../../layers/contract/api.ts';
 import { BELOW_R_LAYERS } from '../../layers/contract/sandbox-layers.ts';
 import { ValidationResultSchema } from '../../layers/contract/validation.ts';
 import { execa } from 'execa';
@@ -44,8 +44,10 @@ describe('the local stack', () => {
     expect(stack.output()).toMatch(new RegExp(`curl -s -X POST ${stack.url}/t/demo/execute -H 'Content-Type: application/json' -d '\\{"script":`));
   });
 
-  it('serves GET /health with the live rules and limits', async () => {
-    const answer = await request(`${stack.url}/health`);
+  it('serves a small GET /health, and with ?detail=full the live rules and limits', async () => {
+    const small = await request(`${stack.url}/health`);
+    expect(HealthSummarySchema.parse(small.json)).toMatchObject({ status: 'ok', sandbox: { source: 'detected' } });
+    const answer = await request(`${stack.url}/health?detail=full`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
     const health = HealthResponseSchema.parse(answer.json);
@@ -60,7 +62,8 @@ describe('the local stack', () => {
   it('serves GET /packages from the manifest', async () => {
     const answer = await request(`${stack.url}/packages`);
     expect(answer.status).toBe(200);
-    expect(PackagesResponseSchema.parse(answer.json).packages).toEqual(loadManifest().packages);
+    const blocked = new Set(loadRules().packages.blocked.map((b) => b.name));
+    expect(PackagesResponseSchema.parse(answer.json).packages).toEqual(loadManifest().packages.filter((p) => !blocked.has(p.name)));
   });
 
   it('serves GET /help from the query string, and a miss with the nearest topics', async () => {
@@ -184,7 +187,7 @@ describe('POST /execute with real R', () => {
     expect(ExecuteResponseSchema.parse(answer.json)).toMatchObject({ status: 'error', timedOut: true });
     expect(answer.json['error']).toContain('6 s');
     // The clamp is said, and the timeout names the maximum as what it is.
-    expect(answer.json['notes']).toContain("timeoutSeconds 600 is above this deployment's maximum; 6 s was used (GET /health limits.scriptTimeoutSecondsMax)");
+    expect(answer.json['notes']).toContain("timeoutSeconds 600 is above this deployment's maximum; 6 s was used (GET /health?detail=full limits.scriptTimeoutSecondsMax)");
     expect(answer.json['error']).toContain("6 s is this deployment's maximum timeoutSeconds");
     // Ended at the clamped limit, not by the script's own 60 s.
     expect(answer.ms).toBeLessThan(60_000);

@@ -6,7 +6,7 @@
  * (test/image/local-stack-container.test.ts shows the container runtime doing so.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ErrorBodySchema, HealthResponseSchema, routePath } from '../../layers/contract/api.ts';
+import { ErrorBodySchema, HealthSummarySchema, routePath } from '../../layers/contract/api.ts';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
 import { request, startStack, type RunningStack } from './local-stack.ts';
 
@@ -45,7 +45,7 @@ describe('the local stack as a PER_TENANT deployment', () => {
   it('reports PER_TENANT and session keys in /health, and that host R keeps no keys apart', async () => {
     const { status, json } = await request(`${stack.url}/health`);
     expect(status).toBe(200);
-    expect(HealthResponseSchema.parse(json).isolation).toEqual({ tenancy: 'PER_TENANT', mode: 'session', boundary: 'none', maxTenantEnvironments: 5, tenantBinding: 'unchecked' });
+    expect(HealthSummarySchema.parse(json).isolation).toEqual({ tenancy: 'PER_TENANT', mode: 'session', boundary: 'none', maxTenantEnvironments: 5, tenantBinding: 'unchecked' });
   });
 
   it("passes the path's tenant and the session to the execute invocation as its TenantId", async () => {

@@ -74,7 +74,7 @@ describe('execute handler: messages', () => {
     expect(response.messages).toEqual(['m1', 'm2']);
     expect(response.consoleOutput).toBe('m1\nm2\nm3\n');
     expect(response.truncated).toBe(true);
-    expect(response.notes).toContain('1 more distinct message(s) are only in consoleOutput; outputBudget.messages is at this deployment\'s maximum, 2 (GET /health limits.maxMessages), within limits.maxMessageBytes');
+    expect(response.notes).toContain('1 more distinct message(s) are only in consoleOutput; outputBudget.messages is at this deployment\'s maximum, 2 (GET /health?detail=full limits.maxMessages), within limits.maxMessageBytes');
   });
 });
 

@@ -34,7 +34,7 @@ describe('execute handler: the notes cap', () => {
     expect(response.notes![0]).toBe(CLAMP);
     expect(response.notes![1]).toMatch(/^consoleOutput was cut/);
     // Four notes for three places: the last place says how many were left out (itself and one more).
-    expect(response.notes![MAX_NOTES - 1]).toBe('2 more note(s) were left out (GET /health limits.maxNotes)');
+    expect(response.notes![MAX_NOTES - 1]).toBe('2 more note(s) were left out (GET /health?detail=full limits.maxNotes)');
   });
 
   it('carries the clamp note on a run that made no notes of its own', async () => {

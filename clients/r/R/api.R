@@ -6,7 +6,7 @@ as_client <- function(url, ...) {
 }
 
 jube_health <- function(url, ...) {
-  api_get(as_client(url, ...), "/health")
+  api_get(as_client(url, ...), "/health", query = list(detail = "full"))
 }
 
 jube_packages <- function(url, ...) {

@@ -5,7 +5,8 @@ import { ENVELOPE_LIMITS } from '../../../layers/contract/runner.ts';
 import { capabilitySummary } from '../../../layers/rules/capabilities.ts';
 import type { ScriptRules } from '../../../layers/rules/rules.ts';
 import type { ApiDeps } from './deps.ts';
-import type { HealthResponse, IsolationStatus, Limits } from '../../../layers/contract/api.ts';
+import { HealthQuerySchema, type HealthResponse, type HealthSummary, type IsolationStatus, type Limits } from '../../../layers/contract/api.ts';
+import { parseBody } from '../http/parse-body.ts';
 import { isSandboxed } from '../../../layers/contract/sandbox-layers.ts';
 import { tenantEnvironmentCap, type IsolationBoundary, type TenantBinding } from '../../../layers/contract/isolation.ts';
 
@@ -82,6 +83,15 @@ export function isolationOf(config: ServiceConfig, boundary: IsolationBoundary, 
     ...(tenancy === 'PER_TENANT' ? { maxTenantEnvironments: tenantEnvironmentCap(config.maxInflightExecute) } : {}),
     tenantBinding,
   };
+}
+
+/** GET /health: the summary, or with `?detail=full` the whole answer (HealthQuerySchema). */
+export async function healthAnswer(deps: ApiDeps, query: Record<string, string | undefined> | null): Promise<HealthSummary | HealthResponse> {
+  const { detail } = parseBody(HealthQuerySchema, query ?? {});
+  const full = await health(deps);
+  if (detail === 'full') return full;
+  const { rules: _rules, capabilities: _capabilities, limits: _limits, ...summary } = full;
+  return summary;
 }
 
 export async function health(deps: ApiDeps): Promise<HealthResponse> {

@@ -69,7 +69,7 @@ function capWarningDetails(details: readonly WarningDetail[], count: number, cap
 
 /** How to get more of what a budget field cut; without a resolved budget, the /health limit. */
 function hint(field: Parameters<typeof raiseBudgetHint>[0], budget: ResolvedBudget | undefined, limit: string): string {
-  return budget ? raiseBudgetHint(field, budget) : `GET /health limits.${limit}`;
+  return budget ? raiseBudgetHint(field, budget) : `GET /health?detail=full limits.${limit}`;
 }
 
 /**
@@ -145,7 +145,7 @@ export function capNotes(
   const cutEach = notes.slice(0, caps.notes - kept.length).map((n) => capText(n, caps.noteBytes));
   const value = cutEach.map((n) => n.value);
   const dropped = notes.length - value.length;
-  if (dropped > 0 && value.length > 0) value[value.length - 1] = `${dropped + 1} more note(s) were left out (GET /health limits.maxNotes)`;
+  if (dropped > 0 && value.length > 0) value[value.length - 1] = `${dropped + 1} more note(s) were left out (GET /health?detail=full limits.maxNotes)`;
   const last = kept.map((n) => capText(n, caps.noteBytes));
   return { value: [...value, ...last.map((n) => n.value)], cut: dropped > 0 || cutEach.some((n) => n.truncated) || last.some((n) => n.truncated) };
 }
@@ -163,7 +163,7 @@ export function capEnvelope(envelope: RunnerEnvelope, caps: ResponseCaps, budget
   const validation = capValidation(envelope.validation ?? [], caps);
   const notes = [
     ...(envelope.notes ?? []),
-    ...(error.truncated ? [`error was cut to ${caps.errorBytes} bytes (GET /health limits.maxErrorBytes); errorDetails keeps the message and the script's frames`] : []),
+    ...(error.truncated ? [`error was cut to ${caps.errorBytes} bytes (GET /health?detail=full limits.maxErrorBytes); errorDetails keeps the message and the script's frames`] : []),
     ...(warningsDropped > 0
       ? [`${warningsDropped} more distinct warning(s) were left out (identical ones are already folded); ${hint('warnings', budget, 'maxWarnings')}, within limits.maxWarningBytes`]
       : []),

@@ -99,10 +99,10 @@ export async function collectOutFiles(
   if (overCap > 0) {
     notes.push(
       `${overCap} file(s) in out/ were not returned (listed with truncated: true): at most ${caps.maxCount} files and ` +
-        `${caps.maxBytes} bytes per run (GET /health limits.maxFiles, limits.maxFilesBytes)`,
+        `${caps.maxBytes} bytes per run (GET /health?detail=full limits.maxFiles, limits.maxFilesBytes)`,
     );
   }
   if (badNames > 0) notes.push(`${badNames} entry(ies) in out/ have a name that is not valid UTF-8 and were not returned; use UTF-8 file names`);
-  if (listing.more) notes.push(`out/ holds more than ${caps.maxEntries} entries; only the first ${caps.maxEntries} were looked at (GET /health limits.maxOutEntries)`);
+  if (listing.more) notes.push(`out/ holds more than ${caps.maxEntries} entries; only the first ${caps.maxEntries} were looked at (GET /health?detail=full limits.maxOutEntries)`);
   return { files, notes, truncated: overCap > 0 || unread > 0 || badNames > 0 || listing.more };
 }

@@ -86,7 +86,7 @@ export async function collectPlots(
   if (overCap > 0) {
     notes.push(
       `${overCap} of ${pages.length - blank} drawn pages were not returned: at most ${caps.maxCount} plots and ${caps.maxBytes} bytes per run ` +
-        '(GET /health limits.maxPlots, limits.maxPlotsBytes); draw fewer or smaller pages, or write them to out/ yourself',
+        '(GET /health?detail=full limits.maxPlots, limits.maxPlotsBytes); draw fewer or smaller pages, or write them to out/ yourself',
     );
   }
   if (unreadable > 0) notes.push(`${unreadable} page(s) could not be read back (the run may have been stopped while drawing)`);

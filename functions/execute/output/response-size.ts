@@ -53,6 +53,6 @@ export function fitResponse(response: ExecuteResponse, maxBytes: number): Execut
       dropped.push('the warnings');
     }
   }
-  const note = `the response would have exceeded ${maxBytes} bytes (GET /health limits.maxResponseBytes): ${dropped.join(', ')} left out`;
+  const note = `the response would have exceeded ${maxBytes} bytes (GET /health?detail=full limits.maxResponseBytes): ${dropped.join(', ')} left out`;
   return { ...r, notes: [...(r.notes ?? []).slice(0, 5), note], truncated: true };
 }

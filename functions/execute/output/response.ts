@@ -156,7 +156,7 @@ function ranFields(output: CapturedOutput, artifacts: Artifacts, notes: readonly
 /** The console's cap fired: how much of its middle went, and how to get more. */
 function consoleNote(output: CapturedOutput, bytes: number, omitted: number, limits: ResponseLimits): string[] {
   if (!output.truncated) return [];
-  const raise = limits.budget ? raiseBudgetHint('consoleBytes', limits.budget) : 'GET /health limits.maxConsoleOutputBytes';
+  const raise = limits.budget ? raiseBudgetHint('consoleBytes', limits.budget) : 'GET /health?detail=full limits.maxConsoleOutputBytes';
   return [`consoleOutput was cut to its head and tail on line boundaries: ${omitted} of ${bytes} bytes were left out of the middle; ${raise}`];
 }
 

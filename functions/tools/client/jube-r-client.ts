@@ -230,7 +230,8 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
   }
 
   return {
-    health: (o = {}) => call('health', HealthResponseSchema, undefined, o),
+    // The whole answer: the limits and rules are what a client reads /health for.
+    health: (o = {}) => call('health', HealthResponseSchema, undefined, o, { detail: 'full' }),
     packages: (o = {}) => call('packages', PackagesResponseSchema, undefined, o),
     validate: (request, o = {}) => call('validate', ValidationResultSchema, request, o),
     execute: (request, o = {}) => call('execute', ExecuteResponseSchema, request, o),

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 export function proxyEvent(
   method: string,
   path: string,
-  options: { body?: string | null; headers?: Record<string, string>; isBase64Encoded?: boolean; requestId?: string; userArn?: string } = {},
+  options: { body?: string | null; headers?: Record<string, string>; isBase64Encoded?: boolean; requestId?: string; userArn?: string; query?: Record<string, string> } = {},
 ): APIGatewayProxyEvent {
   const headers = options.headers ?? (options.body === undefined ? {} : { 'Content-Type': 'application/json' });
   return {
@@ -13,8 +13,8 @@ export function proxyEvent(
     httpMethod: method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
+    queryStringParameters: options.query ?? null,
+    multiValueQueryStringParameters: options.query ? Object.fromEntries(Object.entries(options.query).map(([k, v]) => [k, [v]])) : null,
     pathParameters: { proxy: path.slice(1) },
     stageVariables: null,
     body: options.body ?? null,

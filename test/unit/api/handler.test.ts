@@ -14,7 +14,7 @@ import { loadManifest, ManifestMissingError } from '../../../layers/packages/man
 import { loadRules } from '../../../layers/rules/rules.ts';
 import { createApi } from '../../../functions/api/create-api.ts';
 import { createLambdaClient } from '../../../functions/api/invoke/execute-invoker.ts';
-import { ErrorBodySchema, HealthResponseSchema, PackagesResponseSchema } from '../../../layers/contract/api.ts';
+import { ErrorBodySchema, HealthResponseSchema, HealthSummarySchema, PackagesResponseSchema } from '../../../layers/contract/api.ts';
 import { context, jsonPost, proxyEvent } from './events.ts';
 
 const lambda = mockClient(LambdaClient);
@@ -82,7 +82,7 @@ describe('routing', () => {
 
   it('serves /health with the live rules, the limits and the configured sandbox layers', async () => {
     const api = makeApi({ JUBE_R_SANDBOX_LAYERS: 'microvm, no-egress', JUBE_R_MAX_INFLIGHT_EXECUTE: '7', JUBE_R_RLIMIT_NPROC: '33' });
-    const { result, body } = await call(api, proxyEvent('GET', '/health'));
+    const { result, body } = await call(api, proxyEvent('GET', '/health', { query: { detail: 'full' } }));
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['Content-Type']).toBe('application/json');
     const health = HealthResponseSchema.parse(body);
@@ -95,18 +95,32 @@ describe('routing', () => {
     expect(health.rVersion).toBe(loadManifest().rVersion);
   });
 
+  it('answers a plain GET /health small: liveness, versions, sandbox, isolation and warm state, the rules and limits only with ?detail=full', async () => {
+    const api = makeApi();
+    const { result, body } = await call(api, proxyEvent('GET', '/health'));
+    expect(result.statusCode).toBe(200);
+    const summary = HealthSummarySchema.parse(body);
+    expect(Object.keys(body)).not.toEqual(expect.arrayContaining(['rules']));
+    expect(body).not.toHaveProperty('limits');
+    expect(summary).toMatchObject({ status: 'ok', rVersion: loadManifest().rVersion });
+    const full = await call(api, proxyEvent('GET', '/health', { query: { detail: 'full' } }));
+    expect(result.body.length * 5).toBeLessThan(full.result.body.length);
+    const bad = await call(api, proxyEvent('GET', '/health', { query: { detail: 'everything' } }));
+    expect(bad.result.statusCode).toBe(400);
+  });
+
   it.each([
     ['lambda-microvm,capsule-preload,capsule-r-internals', true],
     ['capsule-preload,capsule-landlock', true],
     ['fresh-rscript-per-call,rlimits,bwrap-namespaces', true],
     ['capsule-preload,capsule-r-internals,rlimits,fresh-rscript-per-call,private-workdir', false],
   ])('reports sandbox.sandboxed from the layers below R (%s -> %s)', async (layers, sandboxed) => {
-    const { body } = await call(makeApi({ JUBE_R_SANDBOX_LAYERS: layers }), proxyEvent('GET', '/health'));
+    const { body } = await call(makeApi({ JUBE_R_SANDBOX_LAYERS: layers }), proxyEvent('GET', '/health', { query: { detail: 'full' } }));
     expect(HealthResponseSchema.parse(body).sandbox.sandboxed).toBe(sandboxed);
   });
 
   it('reports sandbox.sandboxed false when the deployment declares no layers', async () => {
-    const { body } = await call(makeApi(), proxyEvent('GET', '/health'));
+    const { body } = await call(makeApi(), proxyEvent('GET', '/health', { query: { detail: 'full' } }));
     expect(HealthResponseSchema.parse(body).sandbox).toEqual({ source: 'unknown', layers: [], sandboxed: false });
   });
 
@@ -312,7 +326,7 @@ describe('/t/{tenant}/execute', () => {
     // The execute function caps the notes (maxNotes), so the note travels in the event and the
     // response comes back as that function made it: nothing is added after the cap.
     const { body } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', timeoutSeconds: 60 }));
-    expect(sentEvent()['notes']).toEqual(["timeoutSeconds 60 is above this deployment's maximum; 20 s was used (GET /health limits.scriptTimeoutSecondsMax)"]);
+    expect(sentEvent()['notes']).toEqual(["timeoutSeconds 60 is above this deployment's maximum; 20 s was used (GET /health?detail=full limits.scriptTimeoutSecondsMax)"]);
     expect(body['notes']).toEqual(OK_RESPONSE.notes);
     const { body: within } = await call(makeApi(), jsonPost(EXECUTE, { script: '1', timeoutSeconds: 20 }));
     expect(sentEvent(1)).not.toHaveProperty('notes');

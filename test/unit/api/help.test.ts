@@ -115,7 +115,7 @@ describe('GET /help', () => {
 
   it('cuts a page at JUBE_R_MAX_HELP_BYTES, which /health reports', async () => {
     const small = makeApi({ JUBE_R_MAX_HELP_BYTES: '1024' });
-    const health = HealthResponseSchema.parse(JSON.parse((await small.handler(proxyEvent('GET', '/health'), context())).body));
+    const health = HealthResponseSchema.parse(JSON.parse((await small.handler(proxyEvent('GET', '/health', { query: { detail: 'full' } }), context())).body));
     expect(health.limits.maxHelpBytes).toBe(1024);
     const page = HelpResponseSchema.parse((await call({ topic: 'mutate', package: 'dplyr' }, small)).body);
     expect(page.truncated).toBe(true);

@@ -247,7 +247,7 @@ describe('GET /health isolation', () => {
       config: readServiceConfig({ ...PER_TENANT, JUBE_R_ISOLATION: 'run', JUBE_R_MAX_INFLIGHT_EXECUTE: '20' }),
       logger: silent,
     });
-    const { body } = await call(api, proxyEvent('GET', '/health'));
+    const { body } = await call(api, proxyEvent('GET', '/health', { query: { detail: 'full' } }));
     expect(HealthResponseSchema.parse(body).isolation).toEqual({
       tenancy: 'PER_TENANT', mode: 'run', boundary: 'lambda-tenant-isolation', maxTenantEnvironments: 50, tenantBinding: 'unchecked',
     });
@@ -257,7 +257,7 @@ describe('GET /health isolation', () => {
 
   it('reports SHARED with its stated reason, and that nothing keeps keys apart', async () => {
     const api = makeApi({ JUBE_R_SHARED_TENANCY_REASON: 'sandbox account, smoke tests only', JUBE_R_ISOLATION: 'tenant' });
-    const { body } = await call(api, proxyEvent('GET', '/health'));
+    const { body } = await call(api, proxyEvent('GET', '/health', { query: { detail: 'full' } }));
     expect(HealthResponseSchema.parse(body).isolation).toEqual({
       tenancy: 'SHARED', sharedTenancyReason: 'sandbox account, smoke tests only', mode: 'tenant', boundary: 'none', tenantBinding: 'unchecked',
     });

@@ -95,7 +95,7 @@ describe('identity binding: the path tenant must be the identity\'s', () => {
   });
 
   it('leaves the tenant-free routes to IAM: /health answers any admitted caller and says the binding', async () => {
-    const result = await makeApi(IDENTITY).handler(proxyEvent('GET', '/health'), context());
+    const result = await makeApi(IDENTITY).handler(proxyEvent('GET', '/health', { query: { detail: 'full' } }), context());
     expect(HealthResponseSchema.parse(JSON.parse(result.body)).isolation.tenantBinding).toBe('identity');
   });
 });

@@ -86,7 +86,7 @@ describe('collectOutFiles', () => {
     writeFileSync(join(out, 'one-more'), '');
     const { files, notes, truncated } = await collectOutFiles(root, out, caps);
     expect(files).toHaveLength(MAX_ENTRIES);
-    expect(notes).toContain(`out/ holds more than ${MAX_ENTRIES} entries; only the first ${MAX_ENTRIES} were looked at (GET /health limits.maxOutEntries)`);
+    expect(notes).toContain(`out/ holds more than ${MAX_ENTRIES} entries; only the first ${MAX_ENTRIES} were looked at (GET /health?detail=full limits.maxOutEntries)`);
     expect(truncated).toBe(true);
   });
 

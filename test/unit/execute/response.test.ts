@@ -254,7 +254,7 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
     it('a field above its maximum is lowered to it with a note', () => {
       const response = executeResponse(envelope(), withBudget({ consoleBytes: 10 ** 9 }), base);
       expect(response.notes).toEqual([
-        `outputBudget.consoleBytes 1000000000 is above this deployment's maximum; ${config.caps.consoleOutputBytes} was used (GET /health limits.maxConsoleOutputBytes)`,
+        `outputBudget.consoleBytes 1000000000 is above this deployment's maximum; ${config.caps.consoleOutputBytes} was used (GET /health?detail=full limits.maxConsoleOutputBytes)`,
       ]);
     });
 
@@ -281,12 +281,12 @@ describe('the notes cap (maxNotes)', () => {
 
   it("puts the API's request notes first, under the same cap, the last place counting what was left out", () => {
     const response = executeResponse(envelope({}, threeNotes), { ...capped, requestNotes: ['clamp'] }, base);
-    expect(response.notes).toEqual(['clamp', 'a', '2 more note(s) were left out (GET /health limits.maxNotes)']);
+    expect(response.notes).toEqual(['clamp', 'a', '2 more note(s) were left out (GET /health?detail=full limits.maxNotes)']);
   });
 
   it("keeps the post-run budget's note last, inside the cap", () => {
     const response = executeResponse(envelope({}, threeNotes), { ...capped, requestNotes: ['clamp'], pinnedNotes: ['budget'] }, base);
-    expect(response.notes).toEqual(['clamp', '3 more note(s) were left out (GET /health limits.maxNotes)', 'budget']);
+    expect(response.notes).toEqual(['clamp', '3 more note(s) were left out (GET /health?detail=full limits.maxNotes)', 'budget']);
   });
 
   it('gives a response that never ran the script its request and pinned notes, within the cap', () => {
