@@ -100,10 +100,12 @@ describe('in-process, on the local stack\'s handlers', () => {
     expect(result.content).toContainEqual({ type: 'resource', resource: { uri: 'jube-r://out/t.csv', mimeType: 'text/csv', text: '"a"\n1\n2\n' } });
   });
 
-  it('gives a failing script as a tool error with the cause and line first', async () => {
+  it('gives a failing script as a tool error with the cause, line and hints first', async () => {
     const result = await call(client, 'r_execute', { script: 'x <- 1\nstop("the input has no rows")' });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toMatch(/^error at line 2(:1)?: the input has no rows/);
+    expect(firstText(result)).toMatch(/^Error: the input has no rows\nAt line 2: stop/);
+    const hinted = await call(client, 'r_execute', { script: 'd <- data.frame(mpg = 1:3)\ndplyr::select(d, mpgg)' });
+    expect(firstText(hinted)).toMatch(/^Error[^\n]*mpgg[^\n]*\n(?:[^\n]*\n)*At line 2: [^\n]*\nHint: [^\n]*`mpg`/);
     expect(result.structuredContent).toMatchObject({ status: 'error', errorType: 'execution' });
   });
 

@@ -30,6 +30,14 @@ describe('jube-r run', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 'error', error: 'Error: nope\nAt line 1: stop("nope")' });
   });
 
+  it('prints a failure\'s cause, line and hints on stderr, the text MCP shows first', async () => {
+    const result = await cli(['-'], 'd <- data.frame(mpg = 1:3)\ndplyr::select(d, mpgg)');
+    expect(result.exitCode).toBe(1);
+    const response = JSON.parse(result.stdout) as { error: string };
+    expect(response.error).toMatch(/\nHint: /);
+    expect(result.stderr).toContain(response.error);
+  });
+
   it.each([[['--help']], [['-h']], [['x.R', '--var', 'n=1', '--help']]])('prints its usage and runs nothing for %j', async (args) => {
     const result = await cli(args);
     expect(result.exitCode).toBe(0);

@@ -8,6 +8,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { clampTimeoutSeconds, readServiceConfig } from '../../../layers/config/service-config.ts';
 import type { ExecuteEventInput } from '../../../layers/contract/execute.ts';
+import { failureText } from '../../../layers/contract/failure-text.ts';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { createExecuteHandler, InvalidExecuteEventError } from '../../execute/create-handler.ts';
 import type { Command } from './command.ts';
@@ -17,7 +18,7 @@ import { parseRunArguments, type RunArguments } from './script-arguments.ts';
 export const USAGE = `usage: jube-r run FILE|- [--timeout N] [--var name=value ...] [--data name=path.csv ...]
 
 Runs an R script through the execute handler with host R and prints the response JSON;
-- reads the script from stdin.
+- reads the script from stdin. A failed run also prints its cause, line and hints on stderr.
 
   --timeout N          the script's time limit in seconds (clamped to the configured range)
   --var name=value     bind an R variable; the value is JSON when it parses as JSON
@@ -68,6 +69,8 @@ const command: Command = async (args) => {
       dataframes,
     });
     process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
+    // The cause, the line and the hints, for a reader of the terminal; stdout stays the JSON.
+    if (response.status !== 'ok') process.stderr.write(`${failureText(response)}\n`);
     return response.status === 'ok' ? 0 : 1;
   } catch (error) {
     if (error instanceof InvalidExecuteEventError) {

@@ -15,6 +15,7 @@ import type { ErrorBody, HealthResponse, PackagesResponse } from '../../../layer
 import { z } from 'zod';
 import { ExecuteResponseSchema, OutputFileSchema, PlotSchema, type ExecuteResponse, type OutputFile } from '../../../layers/contract/execute.ts';
 import type { ValidationError, ValidationErrorCode, ValidationResult } from '../../../layers/contract/validation.ts';
+import { failureText } from '../../../layers/contract/failure-text.ts';
 
 /** What to change for each validation code, in a model's terms. Exhaustive: a new code needs advice. */
 export const VALIDATION_ADVICE: Readonly<Record<ValidationErrorCode, string>> = {
@@ -57,23 +58,25 @@ export function validationResult(result: ValidationResult): CallToolResult {
   return { content: [text([head, ...lint].join('\n'))], structuredContent: result };
 }
 
-/** Where a failure happened, first: the line of the top-level expression, the call, the message. */
-function failureText(response: ExecuteResponse): string {
+/**
+ * A failure, first its cause, line and hints (failureText, the runner's own text); then for an error
+ * the call and the script's frames.
+ */
+function failureLines(response: ExecuteResponse): string {
   if (response.status === 'rejected') {
     const errors = response.validation?.errors ?? [];
     const lines = errors.length > 0 ? findingLines(errors) : [response.error ?? 'rejected'];
     return `rejected: the script was not run. Fix each finding (r_validate checks a script without running it):\n${lines.join('\n')}`;
   }
-  if (response.timedOut) return `timed out after ${response.durationMs} ms: ${response.error ?? ''}`.trimEnd();
+  const lines = [failureText(response)];
   const details = response.errorDetails;
-  if (!details) return `error: ${response.error ?? 'the run failed'}`;
-  const at = details.line === undefined ? '' : ` at line ${details.line}${details.column === undefined ? '' : `:${details.column}`}`;
-  const lines = [`error${at}: ${details.message}`];
-  if (details.call !== null) lines.push(`in: ${details.call}`);
-  if (details.traceback.length > 0) {
-    lines.push('traceback (outermost first):', ...details.traceback.map((f) => `  ${f.call}${f.line === undefined ? '' : ` (line ${f.line})`}`));
+  if (!response.timedOut && details) {
+    if (details.call !== null) lines.push(`in: ${details.call}`);
+    if (details.traceback.length > 0) {
+      lines.push('traceback (outermost first):', ...details.traceback.map((f) => `  ${f.call}${f.line === undefined ? '' : ` (line ${f.line})`}`));
+    }
+    lines.push(`class: ${details.class.join(', ')}`);
   }
-  lines.push(`class: ${details.class.join(', ')}`);
   return lines.join('\n');
 }
 
@@ -109,7 +112,7 @@ export function executeResult(response: ExecuteResponse): CallToolResult {
     .map((f) => `${f.name}: ${f.skipped ? `skipped (${f.skipped})` : 'not returned (over the file caps)'}`);
   const omitted = response.plotsOmitted ? [`${response.plotsOmitted} plot(s) drawn but not returned (over the plot caps)`] : [];
   const texts = [
-    failed ? failureText(response) : `ok in ${response.durationMs} ms (R ${response.rVersion})`,
+    failed ? failureLines(response) : `ok in ${response.durationMs} ms (R ${response.rVersion})`,
     response.consoleOutput === '' ? undefined : `console:\n${response.consoleOutput}`,
     valueText(response),
     response.result === undefined ? undefined : `result:\n${JSON.stringify(response.result)}`,

@@ -18,10 +18,10 @@ const response = (fields: Partial<ExecuteResponse>): ExecuteResponse => ExecuteR
 const texts = (result: ReturnType<typeof executeResult>) => result.content.filter((c) => c.type === 'text').map((c) => c.text);
 
 describe('executeResult', () => {
-  it('puts the cause and line of a script error first, as a tool error with the full response', () => {
+  it('puts the cause, line and hints of a script error first (the runner\'s text), as a tool error with the full response', () => {
     const failed = response({
       status: 'error',
-      error: 'Error in x * k: non-numeric argument to binary operator',
+      error: 'Error in x * k: non-numeric argument to binary operator\nAt line 5: scale_by(values, "two")\nHint: `k` is a character string',
       consoleOutput: 'step 1\n',
       errorType: 'execution',
       retryable: true,
@@ -36,7 +36,7 @@ describe('executeResult', () => {
     });
     const result = executeResult(failed);
     expect(result.isError).toBe(true);
-    expect(texts(result)[0]).toMatch(/^error at line 5:1: non-numeric argument to binary operator\nin: x \* k\n/);
+    expect(texts(result)[0]).toMatch(/^Error in x \* k: non-numeric argument to binary operator\nAt line 5: scale_by\(values, "two"\)\nHint: `k` is a character string\nin: x \* k\n/);
     expect(texts(result)[1]).toBe('console:\nstep 1\n');
     expect(result.structuredContent).toEqual(failed);
   });
