@@ -63,6 +63,18 @@ describe('in-process, on the local stack\'s handlers', () => {
     await client?.close();
   });
 
+  it('answers tools/list, r_health and a plot in bytes a model can take (printed for the record)', async () => {
+    const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+    const list = bytes(await client.listTools());
+    const healthResult = await call(client, 'r_health', {});
+    const plot = await call(client, 'r_execute', { script: GGPLOT, plots: { width: 320, height: 200 } });
+    const sizes = { toolsList: list, rHealthContent: bytes(healthResult.content), rHealthStructured: bytes(healthResult.structuredContent), plotContent: bytes(plot.content), plotStructured: bytes(plot.structuredContent) };
+    console.log(`MCP bytes: ${JSON.stringify(sizes)}`);
+    expect(sizes.plotStructured).toBeLessThan(4 * 1024);
+    expect(sizes.rHealthContent).toBeLessThan(4 * 1024);
+    expect(sizes.toolsList).toBeLessThan(16 * 1024);
+  });
+
   it('lists the tools, with the limits /health reported in r_execute\'s description', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['r_execute', 'r_health', 'r_help', 'r_packages', 'r_validate']);

@@ -11,7 +11,6 @@ import { z } from 'zod';
 import packageJson from '../../../package.json' with { type: 'json' };
 import {
   executeRequestSchema,
-  HealthResponseSchema,
   PackagesResponseSchema,
   ValidateRequestSchema,
   ValidateResponseSchema,
@@ -81,7 +80,9 @@ export function createJubeRMcpServer(options: JubeRMcpServerOptions): McpServer 
 
   server.registerTool(
     'r_health',
-    { title: 'R service limits and rules', description: described.r_health, outputSchema: HealthResponseSchema, annotations: readOnly },
+    // No outputSchema: the /health answer's schema (the rules' and capabilities' shapes) would be
+    // half of tools/list's bytes; structuredContent is still the whole /health?detail=full answer.
+    { title: 'R service limits and rules', description: described.r_health, annotations: readOnly },
     () =>
       answered(async () => {
         const health = await api.health();
