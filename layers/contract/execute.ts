@@ -151,7 +151,7 @@ const budgetCount = (what: string) => z.number().int(`${what} must be a whole nu
 /**
  * `outputBudget`: how much of a run's output the response may carry, for a caller whose context
  * is small (a model's). Omitted fields take the deployment's defaults; a field above the
- * deployment's maximum is lowered to it, with a note (GET /health limits: budget*Default, max*).
+ * deployment's maximum is lowered to it, with a note (GET /health?detail=full limits: budget*Default, max*).
  */
 export const OutputBudgetSchema = z.strictObject({
   /** consoleOutput: its head and tail within this many bytes, cut on line boundaries. */

@@ -202,7 +202,7 @@ describe('what a run left: details, messages, value, plots, files, notes', () =>
   it('says when messages beyond the cap stayed in the console only, and when a printed value was cut', () => {
     const dropped = executeResponse(envelope({ messages: ['m'], messagesDropped: 4 }), limits, base);
     expect(dropped.truncated).toBe(true);
-    expect(dropped.notes?.[0]).toMatch(/^4 more distinct message\(s\) are only in consoleOutput; GET \/health limits.maxMessages/);
+    expect(dropped.notes?.[0]).toMatch(/^4 more distinct message\(s\) are only in consoleOutput; GET \/health\?detail=full limits.maxMessages/);
     const cut = executeResponse(envelope({ value: { kind: 'printed', class: ['lm'], printed: 'Call...', truncated: true } }), limits, base);
     expect(cut.truncated).toBe(true);
   });
