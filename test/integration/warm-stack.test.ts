@@ -39,10 +39,12 @@ describe('the local stack with the warm start', () => {
 
     expect(second.status).toBe(200);
     expect(second.json['consoleOutput']).toBe('42');
-    // The runner that served it is gone and a new one took its slot.
+    // The runner that served it is gone and a new one took its slot. (At least one: on a loaded
+    // machine a runner that misses its readiness ping is replaced too, which is the mechanism.)
     expect(await waitFor(async () => (await warmRunners()).length === SLOTS, 20_000)).toBe(true);
     const after = (await warmRunners()).map((p) => p.pid);
-    expect(after.filter((pid) => !before.has(pid))).toHaveLength(1);
+    expect(after).toHaveLength(SLOTS);
+    expect(after.filter((pid) => !before.has(pid)).length).toBeGreaterThanOrEqual(1);
     const tmpRoot = stack.tmpRoot;
     await stack.stop('SIGTERM');
     expect(await waitFor(async () => (await processesMentioning(tmpRoot)).length === 0, 5_000)).toBe(true);
