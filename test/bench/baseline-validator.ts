@@ -2,11 +2,11 @@
  * The validator of an earlier build, for side-by-side timing in the same run
  * (test/bench/validator.bench.ts): that commit's `layers/` extracted with `git archive` into a scratch
  * directory (the repository's node_modules linked in, this checkout's generated package manifest
- * copied in) and imported from there. JUBE_R_BENCH_BASELINE_REF names the commit (default: the
+ * copied in, in that build's shape) and imported from there. JUBE_R_BENCH_BASELINE_REF names the commit (default: the
  * last build before capabilities moved below R); undefined when the clone does not hold it.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,10 +33,12 @@ export async function loadBaselineValidator(ref = process.env['JUBE_R_BENCH_BASE
     execFileSync('sh', ['-c', `git archive "$1" layers | tar -x -C "$2"`, 'sh', ref, dir], { cwd: repo });
     symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
     mkdirSync(join(dir, 'layers', 'packages'), { recursive: true });
-    for (const generated of ['manifest.json', 'help.json.gz']) {
-      const from = join(repo, 'layers', 'packages', generated);
-      if (existsSync(from)) copyFileSync(from, join(dir, 'layers', 'packages', generated));
-    }
+    const here = join(repo, 'layers', 'packages');
+    if (existsSync(join(here, 'help.json.gz'))) copyFileSync(join(here, 'help.json.gz'), join(dir, 'layers', 'packages', 'help.json.gz'));
+    // The manifest as that build wrote it: it listed only declared and base packages by source.
+    const manifest = JSON.parse(readFileSync(join(here, 'manifest.json'), 'utf8')) as { packages: { source: string }[] };
+    manifest.packages = manifest.packages.filter((p) => p.source === 'packages.R' || p.source === 'base');
+    writeFileSync(join(dir, 'layers', 'packages', 'manifest.json'), JSON.stringify(manifest));
     const at = (path: string) => pathToFileURL(join(dir, path)).href;
     const { loadValidator } = (await import(at('layers/validator/validator.ts'))) as { loadValidator: (o: unknown) => Promise<(s: string) => { valid: boolean }> };
     const { loadRules } = (await import(at('layers/rules/rules.ts'))) as { loadRules: () => unknown };

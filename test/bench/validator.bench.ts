@@ -118,7 +118,7 @@ export async function run(): Promise<void> {
   const validate = await loadValidator({ rules: loadRules(), ...manifestPackages(loadManifest()) });
   const parser = await getParser();
   const baseline = await loadBaselineValidator();
-  if (!baseline) console.log('  previous build: not in this clone (JUBE_R_BENCH_BASELINE_REF), not measured');
+  if (!baseline) console.log('  previous build: not measured (JUBE_R_BENCH_BASELINE_REF is not in this clone, or did not load)');
   for (let i = 0; i < 50; i += 1) {
     validate(small);
     baseline?.validate(small);
