@@ -2,17 +2,31 @@
 # npm test: type-check, then every test tier. The image tier (podman build + run) takes
 # minutes; it runs under CI=true or JUBE_R_TEST_IMAGE=1 and is reported as not run otherwise.
 # Under CI=true (or JUBE_R_BENCH=1) `npm run bench` follows.
+# JUBE_R_TEST_LOAD=N keeps N busy loops running beside the whole run (N=2 saturates this
+# machine's two cores): no test's verdict may depend on an idle machine, and this shows it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 report=$(mktemp -t jube-r-vitest.XXXXXX.json)
 prebuild_log=$(mktemp -t jube-r-image-prebuild.XXXXXX.log)
 prebuild=""
+load_pids=()
+started=$(date +%s)
 cleanup() {
   if [ -n "$prebuild" ]; then kill -- "-$prebuild" 2>/dev/null || true; fi
+  for pid in "${load_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -f "$report" "$prebuild_log"
 }
 trap cleanup EXIT
+
+load="${JUBE_R_TEST_LOAD:-0}"
+if ! [[ "$load" =~ ^[0-9]+$ ]]; then echo "test: JUBE_R_TEST_LOAD must be a count of busy loops, got '$load'" >&2; exit 2; fi
+for ((i = 0; i < load; i++)); do
+  # Same priority as the tests: competition, not background noise.
+  sh -c 'while :; do :; done' &
+  load_pids+=($!)
+done
+if [ "$load" -gt 0 ]; then echo "test: $load busy loops run beside the suite (JUBE_R_TEST_LOAD)"; fi
 
 projects=(--project unit --project runner --project integration)
 if [ "${CI:-}" = "true" ] || [ "${JUBE_R_TEST_IMAGE:-0}" = "1" ]; then
@@ -42,4 +56,5 @@ node -e '
   const skipped = r.numPendingTests + r.numTodoTests;
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (skipped ? `, ${skipped} skipped` : ""));
 ' "$report" 2>/dev/null || true
+echo "test: $(( $(date +%s) - started )) s$([ "$load" -gt 0 ] && echo " with $load busy loops")"
 exit "$status"
