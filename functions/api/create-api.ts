@@ -29,6 +29,7 @@ import { execute } from './routes/execute.ts';
 import { healthAnswer } from './routes/health.ts';
 import { help } from './routes/help.ts';
 import { packages } from './routes/packages.ts';
+import { endSession } from './routes/session.ts';
 import { matchRoute } from './routes/table.ts';
 import { validate } from './routes/validate.ts';
 
@@ -76,6 +77,7 @@ export function defaultDeps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     }),
     resolver: once(async () => (await import('./data-pointers/resolve.ts')).createDataPointerResolver(config)),
     invoker: once(async () => (await import('./invoke/execute-invoker.ts')).createExecuteInvoker(config, env)),
+    sessions: once(async () => (await import('./sessions/create-store.ts')).createSessionStore(config.sessions)),
     sandbox: async () => configuredSandbox(config.declaredSandboxLayers) ?? { source: 'unknown', layers: [] },
     callers: callerBinding(config, env),
     // Only Lambda itself (no endpoint override) with PER_TENANT is known to keep keys apart; the
@@ -115,6 +117,8 @@ export function createApi(overrides: Partial<ApiDeps> = {}): Api {
             remainingTimeMs: () => context.getRemainingTimeInMillis(),
           }),
         );
+      case 'session':
+        return jsonResponse(200, await endSession(deps, tenantOfCall(deps.callers, matched.tenant, event.requestContext?.identity), sessionOf(event.headers)));
     }
   };
 

@@ -15,7 +15,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { resolveOutputBudget } from '../../layers/config/output-budget.ts';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
 import type { WarmStatus } from '../../layers/contract/api.ts';
-import type { ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { ExecutePayload, ExecuteResponse } from '../../layers/contract/execute.ts';
 import { DATAFRAME_STAGING_FAILED } from '../../layers/contract/log-events.ts';
 import { loadManifest } from '../../layers/packages/manifest.ts';
 import { getParser } from '../../layers/parser/tree-sitter.ts';
@@ -44,6 +44,7 @@ import { runSandboxLayers } from './run/active-layers.ts';
 import { resolveNamespaces } from './run/bwrap.ts';
 import { createWorkdir, removeWorkdir, type WorkdirLayout } from './run/workdir.ts';
 import { createWarmStart } from './warm/warm-start.ts';
+import { notSavedNote, responseSession, snapshotForTransit, stageSession, withSession } from './session.ts';
 
 // What the local stack and the CLI use besides the factory: they reach this function only through
 // this module and the entry (test/unit/layout.test.ts holds them to it).
@@ -90,7 +91,7 @@ export interface ExecuteHandlerOptions {
   readonly dataDownload?: SourceAccess['download'];
 }
 
-export type ExecuteHandler = ((event: unknown, context?: LambdaContextLike) => Promise<ExecuteResponse>) & {
+export type ExecuteHandler = ((event: unknown, context?: LambdaContextLike) => Promise<ExecutePayload>) & {
   /** Settles when init's own work that must precede the runtime's first Next is done (the warm start's extension). */
   readonly initialized?: Promise<unknown>;
   /** The idle warm runners' pids once they are ready; empty where the warm start is off (tests, benchmarks). */
@@ -172,6 +173,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     const remainingMs = () => (context ? context.getRemainingTimeInMillis() - safetyMarginMs : Number.POSITIVE_INFINITY);
     // The request's budget replaces four caps for this run, on both sides of the seam.
     const outputBudget = resolveOutputBudget(e.outputBudget, config);
+    const session = e.session ? stageSession(e.session, config.sessions) : undefined;
     // The environment-wide kill and the IPC sweep, once R ended and before any output is read.
     let stopped: HygieneReport | 'deadline' | undefined;
     const beforeReading = hygiene
@@ -181,7 +183,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
       : undefined;
     try {
       run = await runInWorkdir(e, layout, {
-        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner, beforeReading,
+        config: { ...config, caps: outputBudget.caps }, runtime, allowedPackages: allowed, treeSitterSymbols: treeSitter, namespaces, remainingMs, warm: taken?.runner, beforeReading, session,
         dataAccess: {
           policy: dataPolicy,
           tenant: context?.tenantId === undefined ? undefined : tenantOfKey(context.tenantId),
@@ -203,15 +205,26 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (run.outcome.kind === 'not-staged') logger.warn(DATAFRAME_STAGING_FAILED, { requestId: context?.awsRequestId, reason: run.outcome.message });
     // The post-run budget is spent by now: its note, if any, is one the notes cap must keep.
     const budgetNote = report.budget?.note();
+    // A session's snapshot rides beside the response in the payload: the response leaves it room.
+    const sessionSnapshot = snapshotForTransit(run.sessionSnapshot);
+    const caps = { ...outputBudget.caps, responseBytes: outputBudget.caps.responseBytes - (sessionSnapshot?.length ?? 0) };
     const limits = {
       timeoutSeconds: e.timeoutSeconds, timeoutSecondsMax: config.scriptTimeoutSecondsMax, killGraceSeconds: config.killGraceSeconds,
-      caps: outputBudget.caps, budget: outputBudget, requestNotes: e.notes, pinnedNotes: budgetNote === undefined ? [] : [budgetNote],
+      caps, budget: outputBudget, requestNotes: [...(e.notes ?? []), ...(session?.notes ?? [])], pinnedNotes: budgetNote === undefined ? [] : [budgetNote],
     };
     const answered = unarmed(envelope, base()) ?? executeResponse(run.outcome, limits, base());
-    const response = withBudgetNote(withRequestNotes(answered, limits), report.budget);
+    let response = withBudgetNote(withRequestNotes(answered, limits), report.budget);
+    if (e.session) {
+      const unsaved = sessionSnapshot !== undefined ? undefined
+        : run.outcome.kind !== 'envelope' ? 'the run did not finish'
+        : envelope?.session?.saved ? `it is larger than ${config.sessions.maxBytes} bytes (GET /health?detail=full limits.maxSessionBytes)`
+        : 'it could not be written';
+      response = withSession(response, responseSession(e.session, envelope, sessionSnapshot !== undefined), unsaved ? [notSavedNote(e.session, unsaved)] : [], caps.notes);
+    }
     return {
       apiRequestId: e.requestId,
       response,
+      sessionSnapshot,
       layers: run.outcome.kind === 'not-staged' ? undefined : runSandboxLayers(runtime, namespaces, capsule),
       retire: report.retire,
       hygieneMs: hygieneCost(report.hygiene),
@@ -287,6 +300,7 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     try {
       const answer = await respond(event, context, started);
       const { apiRequestId, response, layers, retire } = answer;
+      const payload: ExecutePayload = 'sessionSnapshot' in answer && answer.sessionSnapshot !== undefined ? { ...response, sessionSnapshot: answer.sessionSnapshot } : response;
       const facts = { context, apiRequestId, response, durationMs: Date.now() - started, sandboxLayers: layers };
       const hygieneMs = 'hygieneMs' in answer ? answer.hygieneMs : undefined;
       const start = 'start' in answer ? answer.start : undefined;
@@ -296,9 +310,9 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
         logger.warn('retiring this execution environment after answering', { reason: retire });
         retiring = true;
         await warm?.retire();
-        return await respondAndExit(target, response);
+        return await respondAndExit(target, payload);
       }
-      return response;
+      return payload;
     } catch (error) {
       const tenant = context?.tenantId === undefined ? {} : { tenant: context.tenantId };
       logger.error('execute failed', { requestId: context?.awsRequestId, ...tenant, durationMs: Date.now() - started, error });

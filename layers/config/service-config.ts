@@ -105,6 +105,17 @@ const ENV_SCHEMA = {
   JUBE_R_PRESIGN_TTL_SECONDS: int(10, 3600).default(120),
   JUBE_R_MAX_DATAFRAME_BYTES: int(1024, 2 * 1024 * 1024 * 1024).default(50 * 1024 * 1024),
   JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES: int(1024, 8 * 1024 * 1024 * 1024).default(200 * 1024 * 1024),
+  /**
+   * Sessions (docs/sessions.md): the store of their snapshots (a local directory, or in AWS a bucket
+   * of its own), a snapshot's size (its JSON, before gzip; it travels inside the invoke's payload, so
+   * the request body and the response leave room for it) and objects, and the idle time after
+   * which a session starts new.
+   */
+  JUBE_R_SESSION_DIR: z.string().min(1).default('.jube-sessions'),
+  JUBE_R_SESSION_BUCKET: z.string().min(3).optional(),
+  JUBE_R_MAX_SESSION_BYTES: int(64 * 1024, 4 * 1024 * 1024).default(2 * 1024 * 1024),
+  JUBE_R_MAX_SESSION_OBJECTS: int(1, 10_000).default(200),
+  JUBE_R_SESSION_IDLE_SECONDS: int(1, 86_400).default(1800),
   /** The sandbox layers the deployment provides (comma-separated), for GET /health; unset: not declared. */
   JUBE_R_SANDBOX_LAYERS: z.string().optional(),
   /** The warm start (functions/execute/warm/): an Rscript started before the request; `on` in the image and the local stack. */
@@ -185,7 +196,19 @@ export interface ServiceConfig {
     readonly maxDataframeBytes: number;
     readonly maxTotalBytes: number;
   };
+  readonly sessions: {
+    readonly dir: string;
+    readonly bucket: string | undefined;
+    readonly maxBytes: number;
+    readonly maxObjects: number;
+    readonly idleSeconds: number;
+  };
 }
+
+/** Lambda's cap on a synchronous invoke's request and response payloads. */
+export const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** A snapshot's largest size in transit: base64 of a gzip that never exceeds its JSON by more than this. */
+export const sessionTransitBytes = (maxBytes: number): number => Math.ceil(((maxBytes + 1024) * 4) / 3);
 
 /**
  * Where no stack derives the timeout chain (infra/lib/timeout-chain.ts), i.e. the local stack and
@@ -211,6 +234,13 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
   if (e.JUBE_R_SCRIPT_TIMEOUT_SECONDS > e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX) {
     throw new ConfigError(
       `invalid jube-r configuration: JUBE_R_SCRIPT_TIMEOUT_SECONDS (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS}) exceeds JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX (${e.JUBE_R_SCRIPT_TIMEOUT_SECONDS_MAX})`,
+    );
+  }
+  // A session's snapshot rides in the invoke's payload both ways, beside the request and the response.
+  const transit = sessionTransitBytes(e.JUBE_R_MAX_SESSION_BYTES);
+  if (e.JUBE_R_MAX_REQUEST_BODY_BYTES + transit + 64 * 1024 > LAMBDA_PAYLOAD_BYTES) {
+    throw new ConfigError(
+      `invalid jube-r configuration: JUBE_R_MAX_REQUEST_BODY_BYTES (${e.JUBE_R_MAX_REQUEST_BODY_BYTES}) plus a session snapshot (JUBE_R_MAX_SESSION_BYTES ${e.JUBE_R_MAX_SESSION_BYTES}, ${transit} in transit) exceed Lambda's ${LAMBDA_PAYLOAD_BYTES}-byte invoke payload`,
     );
   }
   return {
@@ -284,6 +314,13 @@ export function readServiceConfig(env: NodeJS.ProcessEnv = process.env): Service
       presignTtlSeconds: e.JUBE_R_PRESIGN_TTL_SECONDS,
       maxDataframeBytes: e.JUBE_R_MAX_DATAFRAME_BYTES,
       maxTotalBytes: e.JUBE_R_MAX_DATAFRAMES_TOTAL_BYTES,
+    },
+    sessions: {
+      dir: e.JUBE_R_SESSION_DIR,
+      bucket: e.JUBE_R_SESSION_BUCKET,
+      maxBytes: e.JUBE_R_MAX_SESSION_BYTES,
+      maxObjects: e.JUBE_R_MAX_SESSION_OBJECTS,
+      idleSeconds: e.JUBE_R_SESSION_IDLE_SECONDS,
     },
   };
 }

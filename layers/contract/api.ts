@@ -42,7 +42,9 @@ export const ROUTES = {
   '/validate': { method: 'POST', name: 'validate', body: true, tenant: false },
   // `/${TENANT_PATH_PREFIX}/{${TENANT_PARAMETER}}/...`, spelled out so the template is a literal type.
   '/t/{tenant}/execute': { method: 'POST', name: 'execute', body: true, tenant: true },
-} as const satisfies Record<string, { method: 'GET' | 'POST'; name: string; body: boolean; tenant: boolean }>;
+  // Ends the session X-Jube-Session names: its snapshot is deleted (docs/sessions.md).
+  '/t/{tenant}/session': { method: 'DELETE', name: 'session', body: false, tenant: true },
+} as const satisfies Record<string, { method: 'GET' | 'POST' | 'DELETE'; name: string; body: boolean; tenant: boolean }>;
 
 export type RouteTemplate = keyof typeof ROUTES;
 export type Route = (typeof ROUTES)[RouteTemplate];
@@ -68,6 +70,10 @@ export function routePath(name: RouteName, tenant?: string): string {
   if (tenant === undefined || tenant === '') throw new TypeError(`${name} needs a tenant: its path is ${template}`);
   return template.replace(`{${TENANT_PARAMETER}}`, encodeURIComponent(tenant));
 }
+
+/** DELETE /t/{tenant}/session: which session, and whether it had a workspace to delete. */
+export const SessionEndResponseSchema = z.strictObject({ session: z.string(), deleted: z.boolean() });
+export type SessionEndResponse = z.infer<typeof SessionEndResponseSchema>;
 
 export const ValidateRequestSchema = z.strictObject({
   script: z.string(),
@@ -155,6 +161,10 @@ export const LimitsSchema = z.strictObject({
   maxDataframes: count,
   maxDataframeBytes: count,
   maxDataframesTotalBytes: count,
+  /** Sessions (docs/sessions.md): a snapshot's bytes (its JSON) and objects, and the idle time after which a session starts new. */
+  maxSessionBytes: count,
+  maxSessionObjects: count,
+  sessionIdleSeconds: count,
   maxScriptBytes: count,
   maxScriptNestingDepth: count,
   rlimitAddressSpaceBytes: count,

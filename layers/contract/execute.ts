@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { CONTEXT_ENCODINGS, refineContextEncoding } from './context-encoding.ts';
 import { isOrdinaryRName, R_SYNTACTIC_NAME } from './r-names.ts';
+import { ExecuteSessionSchema, ResponseSessionSchema, SessionPayloadSchema } from './session.ts';
 import { ValidationResultSchema } from './validation.ts';
 
 /** A syntactic R name that is not a reserved word; values are bound to it by the runner. */
@@ -256,6 +257,8 @@ export const ExecuteEventSchema = z.strictObject({
   notes: z.array(z.string().max(4096)).max(20).optional(),
   /** The API request id, for log correlation across the two functions. */
   requestId: z.string().optional(),
+  /** A session's call (layers/contract/session.ts): its workspace comes back and is written again. */
+  session: ExecuteSessionSchema.optional(),
 });
 export type ExecuteEvent = z.infer<typeof ExecuteEventSchema>;
 export type ExecuteEventInput = z.input<typeof ExecuteEventSchema>;
@@ -402,5 +405,11 @@ export const ExecuteResponseSchema = z.strictObject({
   consoleOutputOmittedBytes: count.optional(),
   /** What was cut or left out, and why, in words (a plot cap, a file cap, a value too large). */
   notes: z.array(z.string()).optional(),
+  /** A session's call: which call of which session, whether its workspace came back, what it holds. */
+  session: ResponseSessionSchema.optional(),
 });
 export type ExecuteResponse = z.infer<typeof ExecuteResponseSchema>;
+
+/** What the execute function returns: the response and, for a session's call, the snapshot it wrote (never passed to a caller). */
+export const ExecutePayloadSchema = ExecuteResponseSchema.extend(SessionPayloadSchema.shape);
+export type ExecutePayload = z.infer<typeof ExecutePayloadSchema>;

@@ -15,6 +15,7 @@ import { RUNNER_CAP_KEYS, type RunnerCaps } from './output-caps.ts';
 import { CONTEXT_ENCODINGS, R_JSON } from './context-encoding.ts';
 import { ErrorTypeSchema, VALUE_LIMITS, valueTypesSchema } from './execute.ts';
 import { ValidationErrorCodeSchema } from './validation.ts';
+import { EnvelopeSessionSchema, RunnerSessionSchema, SNAPSHOT_SEAM } from './session.ts';
 
 /** Names inside the workdir, relative to its root. */
 export const RUNNER_FILES = {
@@ -28,6 +29,10 @@ export const RUNNER_FILES = {
   tmp: 'tmp',
   noLibrary: 'no-user-library',
   emptyFile: 'empty',
+  /** A session's snapshot the handler staged for the runner to restore (docs/sessions.md). */
+  sessionIn: 'session-in.json',
+  /** The snapshot the runner wrote after a session's call, for the handler to store. */
+  sessionOut: 'session-out.json',
 } as const;
 
 /** A script's structured result sits between these in its stdout. */
@@ -125,6 +130,8 @@ export const RunnerEnvelopeSchema = z.strictObject({
   validation: z.array(EnvelopeValidationErrorSchema).max(L.maxValidationErrors).optional(),
   /** The capsule's report of the layers it armed (parseCapsuleReport). */
   capsule: z.string().max(512).optional(),
+  /** A session's call: whether it restored, what the workspace holds, whether a snapshot was written. */
+  session: EnvelopeSessionSchema.optional(),
 });
 export type RunnerEnvelope = z.infer<typeof RunnerEnvelopeSchema>;
 
@@ -163,6 +170,8 @@ export const RunnerInputSchema = z.strictObject({
   contextEncoding: z.enum(CONTEXT_ENCODINGS).optional(),
   /** Test-only (JUBE_R_TEST_ESCAPED_RUNNER): evaluate without the R layer, as an escaped script would. */
   testEscaped: z.boolean().optional(),
+  /** A session's call (r-image/runner/R/session.R); absent: the call keeps nothing. */
+  session: RunnerSessionSchema.optional(),
 });
 export type RunnerInput = z.infer<typeof RunnerInputSchema>;
 
@@ -207,6 +216,8 @@ export function runnerSeam() {
     valueLimits: VALUE_LIMITS,
     // The runner's re-validation refuses the same direct calls /validate does (r-image/runner/R/parse.R).
     capabilityFunctions: capabilityCallRows(),
+    // What a session's snapshot may hold (layers/contract/session.ts), for its writer and reader.
+    session: SNAPSHOT_SEAM,
   };
 }
 

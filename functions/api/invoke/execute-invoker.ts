@@ -12,7 +12,7 @@
  */
 import { InvokeCommand, LambdaClient, TooManyRequestsException, type InvokeCommandInput } from '@aws-sdk/client-lambda';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
-import { ExecuteResponseSchema, type ExecuteEventInput, type ExecuteResponse } from '../../../layers/contract/execute.ts';
+import { ExecutePayloadSchema, type ExecuteEventInput, type ExecutePayload } from '../../../layers/contract/execute.ts';
 import type { ThrottleReason } from '../../../layers/contract/api.ts';
 import { ExecuteDeadlineError, ExecuteEnvironmentLostError, ExecuteFailedError, InvokeError, ThrottledError } from '../http/errors.ts';
 
@@ -23,7 +23,8 @@ export interface InvokeOptions {
 
 export interface ExecuteInvoker {
   /** `isolationKey`: the call's key (isolation-key.ts), sent as the TenantId under PER_TENANT. */
-  invoke(event: ExecuteEventInput, isolationKey: string, options?: InvokeOptions): Promise<ExecuteResponse>;
+  /** The execute function's payload: the response and, for a session's call, the snapshot it wrote. */
+  invoke(event: ExecuteEventInput, isolationKey: string, options?: InvokeOptions): Promise<ExecutePayload>;
 }
 
 /** Below this, starting a script is pointless: it could not answer before the deadline. */
@@ -181,7 +182,7 @@ export function createExecuteInvoker(
       } catch (cause) {
         throw new ExecuteFailedError(`execute function returned a payload that is not JSON: ${text.slice(0, 200)}`, { cause });
       }
-      const parsed = ExecuteResponseSchema.safeParse(payload);
+      const parsed = ExecutePayloadSchema.safeParse(payload);
       if (!parsed.success) {
         throw new ExecuteFailedError(`execute function returned an invalid response: ${parsed.error.message.slice(0, 2000)}`, { cause: parsed.error });
       }

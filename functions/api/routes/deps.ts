@@ -15,6 +15,7 @@ import type { ExecuteInvoker } from '../invoke/execute-invoker.ts';
 import type { SandboxStatus, WarmStatus } from '../../../layers/contract/api.ts';
 import type { IsolationBoundary } from '../../../layers/contract/isolation.ts';
 import type { CallerBinding } from '../http/caller.ts';
+import type { SessionStore } from '../sessions/store.ts';
 
 export interface ApiDeps {
   readonly config: ServiceConfig;
@@ -31,6 +32,8 @@ export interface ApiDeps {
   readonly validator: () => Promise<Validator>;
   readonly resolver: () => Promise<DataPointerResolver>;
   readonly invoker: () => Promise<ExecuteInvoker>;
+  /** Where sessions keep their snapshots (functions/api/sessions/). */
+  readonly sessions: () => Promise<SessionStore>;
   readonly sandbox: () => Promise<SandboxStatus>;
   /** Who may name which tenant in the path (functions/api/http/caller.ts; GET /health `isolation.tenantBinding`). */
   readonly callers: CallerBinding;

@@ -2,7 +2,7 @@
  * POST /execute: validate, then bind data, then run. A script the validator rejects never reaches
  * the execute function; it is answered here as `status: "rejected"` in the full response shape.
  */
-import { clampTimeoutSeconds, timeoutClampNote } from '../../../layers/config/service-config.ts';
+import { clampTimeoutSeconds, sessionTransitBytes, timeoutClampNote } from '../../../layers/config/service-config.ts';
 import { executeRequestSchema, type DataframeRequest } from '../../../layers/contract/api.ts';
 import type { ExecuteResponse, ResolvedDataframe } from '../../../layers/contract/execute.ts';
 import type { ValidationResult } from '../../../layers/contract/validation.ts';
@@ -10,6 +10,7 @@ import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/erro
 import { parseBody } from '../http/parse-body.ts';
 import { dataPointerUnresolvedMessage } from '../data-pointers/types.ts';
 import { isolationKey } from '../invoke/isolation-key.ts';
+import { startSession, type SessionStart } from '../sessions/store.ts';
 import type { ApiDeps } from './deps.ts';
 
 export interface ExecuteCall {
@@ -58,8 +59,15 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
   }
 
   // The execute function caps the notes; a note added to its response here would pass the cap.
-  const clamped = timeoutClampNote(request.timeoutSeconds, deps.config);
-  return (await deps.invoker()).invoke(
+  const notes = [timeoutClampNote(request.timeoutSeconds, deps.config), ...(call.session && deps.config.isolation.mode === 'run' ? [RUN_KEEPS_NO_SESSION] : [])]
+    .filter((note): note is string => note !== undefined);
+  // A session's workspace: the store's snapshot goes with the call, and the one it writes comes back.
+  const keeps = call.session !== undefined && deps.config.isolation.mode !== 'run';
+  const store = keeps ? await deps.sessions() : undefined;
+  const start: SessionStart | undefined = store && call.session
+    ? await startSession(store, deps.config.sessions, call.tenant, call.session, deps.now(), sessionTransitBytes(deps.config.sessions.maxBytes))
+    : undefined;
+  const { sessionSnapshot, ...response } = await (await deps.invoker()).invoke(
     {
       script: request.script,
       timeoutSeconds: clampTimeoutSeconds(request.timeoutSeconds, deps.config),
@@ -69,13 +77,26 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
       ...(request.context === undefined ? {} : { context: request.context }),
       ...(request.outputBudget === undefined ? {} : { outputBudget: request.outputBudget }),
       ...(request.contextEncoding === undefined ? {} : { contextEncoding: request.contextEncoding }),
-      ...(clamped === undefined ? {} : { notes: [clamped] }),
+      ...(notes.length === 0 ? {} : { notes }),
       requestId: call.requestId,
+      ...(start && call.session ? { session: { id: call.session, ...start } } : {}),
     },
     isolationKey(deps.config.isolation.mode, { tenant: call.tenant, session: call.session }),
     call.remainingTimeMs ? { remainingTimeMs: call.remainingTimeMs } : {},
   );
+  if (!store || !call.session || !start || sessionSnapshot === undefined || !response.session || response.session.call <= start.call) return response;
+  try {
+    await store.put(call.tenant, call.session, { call: response.session.call, snapshot: sessionSnapshot });
+    return response;
+  } catch (error) {
+    deps.logger.error('the session store refused a snapshot', { tenant: call.tenant, error });
+    const kept = `this call's workspace was not kept (the session store failed); the session's next call gets the workspace of call ${start.call}`;
+    return { ...response, session: { ...response.session, call: start.call }, notes: [...(response.notes ?? []), kept] };
+  }
 }
+
+const RUN_KEEPS_NO_SESSION =
+  'X-Jube-Session keeps no workspace on this deployment (isolation: run gives every call a new environment and an empty workspace)';
 
 async function resolveDataframes(deps: ApiDeps, tenant: string, requests: readonly DataframeRequest[]): Promise<readonly ResolvedDataframe[]> {
   const outcome = await (await deps.resolver()).resolve(tenant, requests);

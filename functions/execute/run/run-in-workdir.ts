@@ -6,10 +6,15 @@
  * processes); the caller owns the workdir's cleanup.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ServiceConfig } from '../../../layers/config/service-config.ts';
 import { backstopSeconds } from '../../../layers/config/timeouts.ts';
 import type { ExecuteEvent } from '../../../layers/contract/execute.ts';
+import { RUNNER_FILES } from '../../../layers/contract/runner.ts';
 import { collectArtifacts } from '../output/artifacts.ts';
+import { readRegularFile } from '../output/safe-read.ts';
+import type { StagedSession } from '../session.ts';
 import { ConsoleCapture } from '../output/caps.ts';
 import { buildChildEnv } from './child-env.ts';
 import { DataframeStagingError, stageDataframes, type SourceAccess } from './dataframes.ts';
@@ -49,6 +54,8 @@ export interface RunSetup {
    * is alive to change what is read (output/safe-read.ts relies on it).
    */
   readonly beforeReading?: ((budget: PostRunBudget) => Promise<unknown>) | undefined;
+  /** A session's call (functions/execute/session.ts): its snapshot staged, the one it writes read back. */
+  readonly session?: StagedSession | undefined;
 }
 
 export interface WorkdirRun {
@@ -58,6 +65,8 @@ export interface WorkdirRun {
   readonly group?: GroupKillReport | undefined;
   /** Started when R ended; the handler's cleanup runs under the same one. */
   readonly budget?: PostRunBudget | undefined;
+  /** A session's call that finished: the snapshot the runner wrote, if one within the cap. */
+  readonly sessionSnapshot?: Buffer | undefined;
 }
 
 export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, setup: RunSetup): Promise<WorkdirRun> {
@@ -84,7 +93,9 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     plots,
     ...(event.context === undefined ? {} : { contextJson: JSON.stringify(event.context), contextEncoding: event.contextEncoding ?? 'json' }),
     ...(runtime.containment.testEscapedRunner ? { testEscaped: true } : {}),
+    ...(setup.session ? { session: setup.session.input } : {}),
   });
+  if (setup.session?.snapshot) await writeFile(join(layout.root, RUNNER_FILES.sessionIn), setup.session.snapshot, { mode: 0o600 });
 
   const backstopMs = backstopSeconds(event.timeoutSeconds, config.killGraceSeconds) * 1000;
   // remainingMs() is live, so the time staging took is already gone from it.
@@ -114,5 +125,9 @@ export async function runInWorkdir(event: ExecuteEvent, layout: WorkdirLayout, s
     const { exitCode, signal, stderrTail } = run;
     return { ...processes, outcome: { kind: 'no-envelope', reason: read.reason, exitCode, signal, stderrTail, output, artifacts } };
   }
-  return { ...processes, outcome: { kind: 'envelope', envelope: read.envelope, output, artifacts } };
+  // Only a run that answered keeps its workspace: its envelope says what the snapshot holds.
+  const sessionSnapshot = setup.session && read.envelope.session?.saved
+    ? await readRegularFile(join(layout.root, RUNNER_FILES.sessionOut), setup.session.input.maxBytes)
+    : undefined;
+  return { ...processes, sessionSnapshot, outcome: { kind: 'envelope', envelope: read.envelope, output, artifacts } };
 }

@@ -123,11 +123,12 @@ missing_name_hints <- function(missing, script_env, tokens, assigned) {
   if (!is.null(hint)) return(hint)
   is_object <- identical(missing$kind, "object")
   hints <- if (!is_object || (!is.null(tokens) && nrow(known$columns) > 0L)) column_lists(known$columns)
-  # No typo in sight: perhaps an earlier call made it.
+  # No typo in sight: perhaps an earlier call made it. A session names what it holds instead.
   if (is_object && !is.null(assigned) && !(missing$name %in% assigned)) {
-    hints <- c(hints, sprintf(paste(
+    held <- session_name_hint(missing$name, script_env)
+    hints <- c(hints, if (!is.null(held)) held else sprintf(paste(
       "if an earlier call made `%s`: every call starts fresh and keeps nothing from the ones before,",
-      "so make it in this script"
+      "so make it in this script, or send the calls in one session (X-Jube-Session), which keeps its workspace"
     ), missing$name))
   }
   hints

@@ -100,10 +100,11 @@ evaluate_script <- function(exprs, input, workdir, on_quit = NULL) {
     value <- if (identical(outcome$status, "ok") && isTRUE(last$visible)) {
       value_field(last, caps, timeout - elapsed_since(started), add_note)
     }
+    session <- if (!is.null(input$session)) session_end(input$session, workdir, script_env, add_note)
     flush(stdout())
     c(
       outcome, if (!is.null(details)) list(errorDetails = details), conditions$fields(),
-      if (!is.null(value)) list(value = value),
+      if (!is.null(value)) list(value = value), if (!is.null(session)) list(session = session),
       list(notes = as.list(notes), plotCapture = plot_capture, capsule = capsule),
       if (!is.null(plot_pages)) list(plotPages = plot_pages)
     )
@@ -129,9 +130,12 @@ evaluate_script <- function(exprs, input, workdir, on_quit = NULL) {
         # mkCode, which the capsule removes; packages' precompiled bytecode still runs.
         set_time_limit(cpu = timeout, elapsed = timeout, transient = FALSE)
         bind_inputs(script_env, input, workdir)
+        # Read now, parsed only once the capsule is armed: the snapshot is hostile input.
+        staged <- if (!is.null(input$session)) session_staged(input$session, workdir)
         note_script_places()
         plot_capture <- open_plot_capture(input$plots, workdir)
         capsule <- arm_capsule(deadline = as.numeric(input$deadlineSeconds) - elapsed_since(started))
+        if (!is.null(input$session)) session_begin(staged, script_env, input$allowedPackages, input$session, add_note)
         for (i in seq_along(exprs)) {
           current <- i
           # format_error() recognises this exact call as "the script's top level".
