@@ -33,6 +33,8 @@ function variables<T extends EnvironmentOf<FunctionVariable>>(vars: T & Record<E
 export interface DeployTimeNames {
   readonly executeFunctionName: string;
   readonly dataBucketName: string;
+  /** The session store's bucket (infra/lib/constructs/session-store.ts). */
+  readonly sessionBucketName: string;
   /** The callers' role: the tenant role (identity) or the orchestrator's; a token when the stack creates it. */
   readonly callerRoleArn: string;
 }
@@ -102,6 +104,7 @@ export function validateEnvironment(
     JUBE_R_CALLER_ROLE_ARN: names.callerRoleArn,
     JUBE_R_DATA_BUCKET: names.dataBucketName,
     JUBE_R_PRESIGN_TTL_SECONDS: String(config.data.presignTtlSeconds),
+    JUBE_R_SESSION_BUCKET: names.sessionBucketName,
     JUBE_R_SANDBOX_LAYERS: declaredSandboxLayers(config).join(','),
     // Empty means AWS. Declared so `sam local ... --env-vars` can point it at `sam local start-lambda`
     // (SAM only overrides variables the template declares).

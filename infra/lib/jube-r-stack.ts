@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { ECR_IMAGE_URI, type DeploymentConfig } from './config.ts';
 import { Callers } from './constructs/callers.ts';
 import { DataBucket } from './constructs/data-bucket.ts';
+import { SessionStore } from './constructs/session-store.ts';
 import { dataBucketDomains } from './constructs/dns-firewall.ts';
 import { ExecuteFunction } from './constructs/execute-function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
@@ -43,6 +44,7 @@ export class JubeRStack extends Stack {
   readonly callers: Callers;
   readonly network: Network;
   readonly data: DataBucket;
+  readonly sessions: SessionStore;
   readonly execute: ExecuteFunction;
   readonly apiFunction: ApiFunction;
   readonly api: PrivateApi;
@@ -95,6 +97,8 @@ export class JubeRStack extends Stack {
     // The region comes from the config (a literal), so the allowed name is exact.
     this.network.restrictDnsTo(dataBucketDomains(this.data.bucket.bucketName, config.region, this.urlSuffix));
 
+    this.sessions = new SessionStore(this, 'Sessions', { removalPolicy, accessLogBucket: this.data.accessLogBucket });
+
     this.execute = new ExecuteFunction(this, 'Execute', {
       imageDirectory: paths.imageDirectory,
       baseImage: config.executeBaseImage,
@@ -121,6 +125,7 @@ export class JubeRStack extends Stack {
       environment: validateEnvironment(config, this.chain, {
         executeFunctionName: this.execute.function.functionName,
         dataBucketName: this.data.bucket.bucketName,
+        sessionBucketName: this.sessions.bucket.bucketName,
         callerRoleArn: this.callers.roleArn,
       }),
       ...logs_,
@@ -134,6 +139,7 @@ export class JubeRStack extends Stack {
       }),
     );
     this.data.grantObjectRead(this.apiFunction.role);
+    this.sessions.grantApi(this.apiFunction.role);
     // Nobody else touches the tables: the validate role reads, the callers (and an uploader) write.
     this.data.denyAllBut([this.apiFunction.role.roleArn, this.callers.roleArn, ...(config.data.writerRoleArn ? [config.data.writerRoleArn] : [])]);
 

@@ -18,7 +18,7 @@ function environmentOf(execute: Partial<DeploymentConfigInput['execute']>) {
     executeColdStartHeadroomMs: config.timeouts.executeColdStartHeadroomSeconds * 1000,
     integrationQuotaSeconds: config.timeouts.integrationQuota.seconds,
   });
-  return { config, variables: validateEnvironment(config, chain, { executeFunctionName: 'fn', dataBucketName: 'bucket', callerRoleArn: 'arn:aws:iam::123456789012:role/jube-r-tenants' }) };
+  return { config, variables: validateEnvironment(config, chain, { executeFunctionName: 'fn', dataBucketName: 'bucket', sessionBucketName: 'sessions', callerRoleArn: 'arn:aws:iam::123456789012:role/jube-r-tenants' }) };
 }
 
 describe('isolation settings the stack passes to the validate function', () => {

@@ -48,6 +48,7 @@ describe('cdk-nag AwsSolutions checks', () => {
         'AwsSolutions-IAM5[Resource::*] at Validate/Role',
         'AwsSolutions-IAM5[Resource::arn:aws:ec2:eu-west-1:<AWS::AccountId>:network-interface/*] at Execute/Role',
         `AwsSolutions-IAM5[Resource::<${dev.stack.getLogicalId(dev.stack.data.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*] at Validate/Role`,
+        `AwsSolutions-IAM5[Resource::<${dev.stack.getLogicalId(dev.stack.sessions.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*] at Validate/Role`,
         // ABAC: the tenant role's resources end in its own jube-tenant tag.
         `AwsSolutions-IAM5[Resource::<${dev.stack.getLogicalId(dev.stack.data.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/<aws:PrincipalTag/jube-tenant>/*] at Callers/TenantRole`,
         `AwsSolutions-IAM5[Resource::arn:aws:execute-api:eu-west-1:<AWS::AccountId>:<${dev.stack.getLogicalId(dev.stack.api.api.node.defaultChild as CfnRestApi)}>/dev/*/t/<aws:PrincipalTag/jube-tenant>/*] at Callers/TenantRole`,

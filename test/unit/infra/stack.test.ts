@@ -548,11 +548,11 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       expect(JSON.parse(readFileSync(join(bundle, 'manifest.json'), 'utf8')).rVersion).toBe(FIXTURE_IMAGE_R_VERSION);
     });
 
-    it('has a role limited to its log group, invoking the execute function and reading data objects', () => {
+    it('has a role limited to its log group, invoking the execute function, reading data objects and keeping session snapshots', () => {
       const { json, id } = get();
       expect(json.Resources[id.validateRole]!.Properties!['ManagedPolicyArns']).toBeUndefined();
       expect(statementsOfRole(json, id.validateRole).flatMap(actionsOf).sort()).toEqual(
-        ['logs:CreateLogStream', 'logs:PutLogEvents', 'lambda:InvokeFunction', 's3:GetObject', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'].sort(),
+        ['logs:CreateLogStream', 'logs:PutLogEvents', 'lambda:InvokeFunction', 's3:GetObject', 's3:GetObject', 's3:PutObject', 's3:DeleteObject', 'xray:PutTraceSegments', 'xray:PutTelemetryRecords'].sort(),
       );
     });
   });
@@ -768,14 +768,21 @@ describe.each(ENVIRONMENT_NAMES)('%s stack', (env) => {
       expect(json.Resources[id.bucket]!.DeletionPolicy).toBe(config.removalPolicy === 'retain' ? 'Retain' : 'Delete');
     });
 
-    it('can be read by the validate role only; the tenant role may only put under its own tenant prefix', () => {
-      const { json, id } = get();
+    it('can be read by the validate role only; the tenant role may only put under its own tenant prefix; snapshots are the validate role\'s alone', () => {
+      const { json, id, stack } = get();
       const s3Grants = allRoleStatements(json).filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('s3:') || a === '*'));
-      const objects = (pattern: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.bucket, 'Arn'] }, pattern]] });
+      const objects = (bucket: string, pattern: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, pattern]] });
+      const sessions = logicalIdOf(stack.sessions.bucket as never);
       expect(s3Grants).toEqual([
-        { role: id.tenantRole, statement: { Sid: 'PutOwnTenantTables', Effect: 'Allow', Action: 's3:PutObject', Resource: objects('/${aws:PrincipalTag/jube-tenant}/*') } },
-        { role: id.validateRole, statement: { Sid: 'ReadTenantDataObjects', Effect: 'Allow', Action: 's3:GetObject', Resource: objects('/*') } },
+        { role: id.tenantRole, statement: { Sid: 'PutOwnTenantTables', Effect: 'Allow', Action: 's3:PutObject', Resource: objects(id.bucket, '/${aws:PrincipalTag/jube-tenant}/*') } },
+        { role: id.validateRole, statement: { Sid: 'ReadTenantDataObjects', Effect: 'Allow', Action: 's3:GetObject', Resource: objects(id.bucket, '/*') } },
+        { role: id.validateRole, statement: { Sid: 'SessionSnapshots', Effect: 'Allow', Action: ['s3:DeleteObject', 's3:GetObject', 's3:PutObject'], Resource: objects(sessions, '/*') } },
       ]);
+      const [, policy] = dataBucketPolicy(json, sessions);
+      expect(policy.filter((st) => st['Effect'] === 'Allow')).toEqual([]);
+      expect(policy.find((st) => st['Sid'] === 'DenySessionsToAllButApi')?.['Condition']).toEqual({ ArnNotLike: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': [id.validateRole, 'Arn'] }] } });
+      const bucket = json.Resources[sessions]!.Properties!;
+      expect(bucket['LifecycleConfiguration']).toEqual({ Rules: [{ Id: 'expire-idle-sessions', ExpirationInDays: 2, Status: 'Enabled' }] });
     });
 
     it("lets each tenant session put objects under its own jube-tenant prefix only, over TLS and with SSE-S3; every other allow is nobody's", () => {
