@@ -4,6 +4,8 @@
  * scripts/jube-r.mjs mcp --local` spawned as a host would) and over Streamable HTTP (two MCP
  * sessions, two X-Jube-Session values).
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -12,7 +14,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HealthResponse } from '../../layers/contract/api.ts';
-import { McpExecuteResultSchema } from '../../functions/tools/mcp/content.ts';
+import { McpExecuteResultSchema, type McpExecuteResult } from '../../functions/tools/mcp/content.ts';
 import { createJubeRClient } from '../../functions/tools/client/jube-r-client.ts';
 import { parseMcpArguments } from '../../functions/tools/mcp/arguments.ts';
 import { startMcpHttpServer } from '../../functions/tools/mcp/http.ts';
@@ -39,16 +41,21 @@ const firstText = (result: CallToolResult): string => {
 };
 
 let target: OpenTarget;
+let sessionDir: string | undefined;
 let health: HealthResponse;
 
 beforeAll(async () => {
   // The local stack's loggers read their level from this process's environment.
   process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
+  // Sessions' workspaces go to a directory of this test's, not the working directory's default.
+  sessionDir = await mkdtemp(path.join(tmpdir(), 'jube-mcp-sessions-'));
+  process.env['JUBE_R_SESSION_DIR'] = sessionDir;
   target = await openTarget(parseMcpArguments(['--local'], {}), process.env);
   health = await target.api.health();
 });
 afterAll(async () => {
   await target?.close();
+  if (sessionDir) await rm(sessionDir, { recursive: true, force: true });
 });
 
 describe('in-process, on the local stack\'s handlers', () => {
@@ -77,7 +84,7 @@ describe('in-process, on the local stack\'s handlers', () => {
 
   it('lists the tools, with the limits /health reported in r_execute\'s description', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['r_execute', 'r_health', 'r_help', 'r_packages', 'r_validate']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['r_execute', 'r_health', 'r_help', 'r_packages', 'r_session_end', 'r_validate']);
     const execute = tools.find((t) => t.name === 'r_execute')!;
     expect(execute.description).toContain('Call r_validate first');
     expect(execute.description).toContain(`clamped to at most ${health.limits.scriptTimeoutSecondsMax}`);
@@ -183,7 +190,7 @@ describe('over stdio: jube-r mcp --local, spawned as a host spawns it', () => {
 });
 
 describe('over Streamable HTTP: an MCP session is an X-Jube-Session', () => {
-  it('gives two MCP sessions two session values, each kept for all of its calls', async () => {
+  it('gives two MCP sessions two session values and two workspaces; r_session_end empties its own', async () => {
     const seen: string[] = [];
     const api = createJubeRClient({
       baseUrl: target.url,
@@ -201,12 +208,20 @@ describe('over Streamable HTTP: an MCP session is an X-Jube-Session', () => {
         const transport = new StreamableHTTPClientTransport(new URL(http.url));
         const client = new Client({ name, version: '0' });
         await client.connect(transport);
-        for (let i = 0; i < 2; i += 1) expect((await call(client, 'r_execute', { script: 'cat(1)' })).isError).toBeUndefined();
+        const made = await call(client, 'r_execute', { script: `x <- "${name}"` });
+        expect(made.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n')).toMatch(/session call 1 \(started with an empty workspace\); workspace now: x \(character\)/);
+        // Each session sees its own x: the other session's call in between changed nothing here.
+        const seenX = await call(client, 'r_execute', { script: 'x' });
+        expect((seenX.structuredContent as McpExecuteResult).value).toMatchObject({ kind: 'json', json: name });
+        expect((seenX.structuredContent as McpExecuteResult).session).toMatchObject({ call: 2, state: 'restored' });
+        expect((await call(client, 'r_session_end', {})).structuredContent).toEqual({ session: transport.sessionId, deleted: true });
+        const after = await call(client, 'r_execute', { script: 'exists("x")' });
+        expect((after.structuredContent as McpExecuteResult).value).toMatchObject({ kind: 'json', json: false });
         sessions.push(transport.sessionId!);
         await client.close();
       }
       expect(new Set(sessions).size).toBe(2);
-      expect(seen).toEqual([sessions[0], sessions[0], sessions[1], sessions[1]]);
+      expect(seen).toEqual([...Array(4).fill(sessions[0]), ...Array(4).fill(sessions[1])]);
     } finally {
       await http.close();
     }

@@ -6,6 +6,7 @@
  *   jube-r call health|packages
  *   jube-r call validate FILE|-
  *   jube-r call execute FILE|- --tenant T [--timeout N] [--var name=value ...] [--data name=pointer ...]
+ *   jube-r call session --tenant T --session S   (ends the session: DELETE /t/T/session)
  *   options: --url URL (or JUBE_R_API_URL)  --region R  --tenant T (execute: /t/T/execute)  --session S  --no-sign
  *            --min-http-timeout MS (or JUBE_R_MIN_HTTP_TIMEOUT_MS: the stack output OrchestratorMinimumHttpTimeoutMs,
  *            required for a deployed API; the default wait lies above it)  --http-timeout MS (above that minimum)
@@ -31,8 +32,10 @@ import { readScript } from './read-script.ts';
 import { parseRunArguments, UsageError } from './script-arguments.ts';
 
 const USAGE = `usage: jube-r call health|packages|validate FILE|-|execute FILE|- --tenant T [--timeout N] [--var name=value ...] [--data name=pointer ...]
+       jube-r call session --tenant T --session S   (ends the session: its workspace is deleted)
        options: --url URL (or JUBE_R_API_URL), --region R, --tenant T (execute calls /t/T/execute; where the
-                deployment binds tenants to identities, the tenant your role session is named after), --session S, --no-sign,
+                deployment binds tenants to identities, the tenant your role session is named after), --session S (execute: calls of
+                one session keep their workspace), --no-sign,
                 --min-http-timeout MS (or JUBE_R_MIN_HTTP_TIMEOUT_MS; the stack output OrchestratorMinimumHttpTimeoutMs, required but for the local stack),
                 --http-timeout MS (default: that minimum + ${CLIENT_DEFAULTS.timeoutMarginMs} ms)`;
 
@@ -148,6 +151,10 @@ async function send(client: JubeRClient, call: CallArguments): Promise<{ answer:
       });
       return { answer, exit: answer.status === 'ok' ? 0 : 1 };
     }
+    case 'session':
+      if (call.rest.length > 0) throw new UsageError('session takes no script');
+      if (call.session === undefined) throw new UsageError('session needs --session S: the session to end');
+      return { answer: await client.endSession(), exit: 0 };
   }
 }
 

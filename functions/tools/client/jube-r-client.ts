@@ -17,6 +17,8 @@ import {
   ErrorBodySchema,
   HealthResponseSchema,
   PackagesResponseSchema,
+  SessionEndResponseSchema,
+  type SessionEndResponse,
   type ErrorBody,
   type ErrorCode,
   type executeRequestSchema,
@@ -122,6 +124,8 @@ export const ROUTES = {
   packages: { method: 'GET' },
   validate: { method: 'POST' },
   execute: { method: 'POST' },
+  // DELETE /t/{tenant}/session: ends the session the client's (or the call's) session names.
+  session: { method: 'DELETE' },
 } as const;
 export type RouteName = keyof typeof ROUTES;
 /** The routes `jube-r call` names, and GET /help (a query, not a body). */
@@ -160,6 +164,8 @@ export interface JubeRClient {
   packages(options?: CallOptions): Promise<PackagesResponse>;
   validate(request: ValidateRequest, options?: CallOptions): Promise<ValidateResponse>;
   execute(request: ExecuteRequest, options?: CallOptions): Promise<ExecuteResponse>;
+  /** Ends the session (its workspace is deleted); needs a tenant and a session. */
+  endSession(options?: CallOptions): Promise<SessionEndResponse>;
   help(query: HelpQuery, options?: CallOptions): Promise<HelpAnswer>;
 }
 
@@ -187,15 +193,17 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     query: Readonly<Record<string, string | undefined>> = {},
   ): Promise<z.infer<S>> {
     const { method } = CLIENT_ROUTES[route];
-    const tenant = route === 'execute' ? (callOptions.tenant ?? options.tenant) : undefined;
-    if (route === 'execute' && tenant === undefined) {
-      throw new TypeError('execute needs a tenant (its path is /t/{tenant}/execute): pass tenant to the client or the call');
+    const tenantRoute = route === 'execute' || route === 'session';
+    const tenant = tenantRoute ? (callOptions.tenant ?? options.tenant) : undefined;
+    if (tenantRoute && tenant === undefined) {
+      throw new TypeError(`${route} needs a tenant (its path is ${routeTemplate(route)}): pass tenant to the client or the call`);
     }
     // Relative to the base URL, which carries the stage.
     const url = new URL(routePath(route, tenant).slice(1), base);
     for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const session = route === 'execute' ? (callOptions.session ?? options.session) : undefined;
+    const session = tenantRoute ? (callOptions.session ?? options.session) : undefined;
+    if (route === 'session' && session === undefined) throw new TypeError('session needs a session id: pass session to the client or the call');
     const headers: Record<string, string> = {
       host: url.host,
       ...(text === undefined ? {} : { 'content-type': 'application/json' }),
@@ -235,6 +243,7 @@ export function createJubeRClient(options: JubeRClientOptions): JubeRClient {
     packages: (o = {}) => call('packages', PackagesResponseSchema, undefined, o),
     validate: (request, o = {}) => call('validate', ValidationResultSchema, request, o),
     execute: (request, o = {}) => call('execute', ExecuteResponseSchema, request, o),
+    endSession: (o = {}) => call('session', SessionEndResponseSchema, undefined, o),
     help: (query, o = {}) => call('help', HelpAnswerSchema, undefined, o, { topic: query.topic, package: query.package }),
   };
 }

@@ -11,7 +11,7 @@
  * McpExecuteResultSchema).
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { ErrorBody, HealthResponse, PackagesResponse } from '../../../layers/contract/api.ts';
+import type { ErrorBody, HealthResponse, PackagesResponse, SessionEndResponse } from '../../../layers/contract/api.ts';
 import { z } from 'zod';
 import { ExecuteResponseSchema, OutputFileSchema, PlotSchema, type ExecuteResponse, type OutputFile } from '../../../layers/contract/execute.ts';
 import type { ValidationError, ValidationErrorCode, ValidationResult } from '../../../layers/contract/validation.ts';
@@ -80,6 +80,18 @@ function failureLines(response: ExecuteResponse): string {
   return lines.join('\n');
 }
 
+/** What the workspace holds after the call, and what the next call will not get. */
+function sessionText(response: ExecuteResponse): string | undefined {
+  const session = response.session;
+  if (!session) return undefined;
+  const objects = session.objects.map((o) => `${o.name} (${o.class})`);
+  const more = session.objectsOmitted ? [`${session.objectsOmitted} more`] : [];
+  const held = objects.length > 0 ? [...objects, ...more].join(', ') : 'nothing';
+  const started = session.state === 'restored' ? 'the workspace of the call before came back' : 'started with an empty workspace';
+  const dropped = (session.dropped ?? []).map((d) => d.name);
+  return `session call ${session.call} (${started}); workspace now: ${held}${dropped.length > 0 ? `; not kept for the next call: ${dropped.join(', ')}` : ''}`;
+}
+
 function valueText(response: ExecuteResponse): string | undefined {
   const value = response.value;
   if (!value) return undefined;
@@ -120,6 +132,7 @@ export function executeResult(response: ExecuteResponse): CallToolResult {
     listLines('warnings', response.warnings),
     listLines('messages', response.messages),
     listLines('notes', [...(response.notes ?? []), ...omitted, ...notReturned]),
+    sessionText(response),
   ].filter((t): t is string => t !== undefined);
   const content: ContentBlock[] = texts.map(text);
   const plots = (response.plots ?? []).map(({ data, ...plot }) => {
@@ -189,6 +202,11 @@ export function healthResult(health: HealthResponse): CallToolResult {
     'the full limits and rules are in structuredContent',
   ];
   return { content: [text(lines.join('\n'))], structuredContent: health };
+}
+
+export function sessionEndResult(answer: SessionEndResponse): CallToolResult {
+  const said = answer.deleted ? 'the workspace was emptied' : 'the workspace was already empty';
+  return { content: [text(`${said}: the next r_execute starts from nothing`)], structuredContent: answer };
 }
 
 export function packagesResult(packages: PackagesResponse): CallToolResult {

@@ -11,6 +11,7 @@ export interface ToolDescriptions {
   readonly r_validate: string;
   readonly r_execute: string;
   readonly r_help: string;
+  readonly r_session_end: string;
 }
 
 function limitsText(health: HealthResponse | undefined): string {
@@ -39,11 +40,13 @@ export function toolDescriptions(health: HealthResponse | undefined): ToolDescri
       'Runs an R script in a sandboxed, fresh R process and returns what it printed, its last value, the plots it drew (as PNG images), the files it wrote to out/ (e.g. write.csv(df, "out/table.csv")), warnings and messages.',
       'Call r_validate first: a rejected script was never run, and each finding says what to change.',
       'A script error comes back as an error with its message, the line and the call first; fix the code and run again.',
-      'Each call is a new R process: nothing from an earlier call (variables, loaded packages) carries over, so send everything the script needs.',
+      'Calls keep a workspace: the objects a call leaves (data frames, vectors, lists, functions), the packages it attached, its options and random state are there at the next call, so do not repeat earlier steps. The answer\'s session line says what the workspace holds and what it could not keep (a fitted model, an environment: make those again). r_session_end empties it.',
       'Pass data as variables (name/value), context (named JSON, bound as .context) or dataframes (stored data pointers), not inlined in the script.',
       'For a machine-readable answer, make the last expression the value to return, or print JSON between <<<JUBE_RESULT_START>>> and <<<JUBE_RESULT_END>>> (it comes back as result).',
       limitsText(health),
     ].join(' '),
+    r_session_end:
+      'Empties the R workspace r_execute calls share: its objects, attached packages and options are deleted, and the next r_execute starts from nothing. Use it to start an unrelated analysis.',
     r_help:
       "An installed R function's help page as plain text (usage and arguments first), from the sandbox's own library, without running R. Name the topic (a function) and, best, its package; an unknown topic gets the nearest installed topics.",
   };

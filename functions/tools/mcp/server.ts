@@ -1,9 +1,10 @@
 /**
- * One MCP server for one jube-r session: the tools r_health, r_packages, r_validate, r_execute and
- * r_help over a JubeRClient (a deployed API through SigV4, or the local stack). Input and output
+ * One MCP server for one jube-r session: the tools r_health, r_packages, r_validate, r_execute,
+ * r_help and r_session_end over a JubeRClient (a deployed API through SigV4, or the local stack). Input and output
  * schemas are the HTTP contract's zod schemas themselves (layers/contract/api.ts), so a field the
  * contract gains appears in the tools without a change here. Every /execute call carries this
- * server's session as X-Jube-Session.
+ * server's session as X-Jube-Session, so the calls of one MCP session share a workspace
+ * (docs/sessions.md) and r_session_end empties it.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -12,6 +13,7 @@ import packageJson from '../../../package.json' with { type: 'json' };
 import {
   executeRequestSchema,
   PackagesResponseSchema,
+  SessionEndResponseSchema,
   ValidateRequestSchema,
   ValidateResponseSchema,
   type HealthResponse,
@@ -27,6 +29,7 @@ import {
   helpResult,
   packagesResult,
   McpExecuteResultSchema,
+  sessionEndResult,
   validationResult,
 } from './content.ts';
 import { toolDescriptions } from './descriptions.ts';
@@ -39,7 +42,7 @@ export interface JubeRMcpServerOptions {
   readonly health: HealthResponse | undefined;
 }
 
-export const TOOL_NAMES = ['r_health', 'r_packages', 'r_validate', 'r_execute', 'r_help'] as const;
+export const TOOL_NAMES = ['r_health', 'r_packages', 'r_validate', 'r_execute', 'r_help', 'r_session_end'] as const;
 
 /** r_help's arguments: what GET /help takes as its query. */
 export const HelpInputSchema = z.strictObject({
@@ -48,7 +51,7 @@ export const HelpInputSchema = z.strictObject({
 });
 
 const INSTRUCTIONS =
-  'jube-r runs R scripts in a sandbox. Write a script, check it with r_validate, run it with r_execute; r_packages lists what library() can load, r_help shows an installed function\'s documentation, r_health the limits and rules.';
+  'jube-r runs R scripts in a sandbox. Write a script, check it with r_validate, run it with r_execute; the objects one r_execute makes are there at the next, until r_session_end. r_packages lists what library() can load, r_help shows an installed function\'s documentation, r_health the limits and rules.';
 
 /** The r_execute input: the /execute body's schema, with this deployment's binding limits. */
 export function executeInputSchema(health: HealthResponse | undefined) {
@@ -131,6 +134,16 @@ export function createJubeRMcpServer(options: JubeRMcpServerOptions): McpServer 
           throw error;
         }
       }),
+  );
+  server.registerTool(
+    'r_session_end',
+    {
+      title: 'Empty the R workspace',
+      description: described.r_session_end,
+      outputSchema: SessionEndResponseSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    () => answered(async () => sessionEndResult(await api.endSession({ session }))),
   );
   return server;
 }

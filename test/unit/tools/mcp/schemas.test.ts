@@ -26,6 +26,7 @@ const unreachable: JubeRClient = {
   packages: () => Promise.reject(new Error('unreachable')),
   validate: () => Promise.reject(new Error('unreachable')),
   execute: () => Promise.reject(new Error('unreachable')),
+  endSession: () => Promise.reject(new Error('unreachable')),
   help: () => Promise.reject(new Error('unreachable')),
 };
 
