@@ -26,12 +26,14 @@ const SERVE: readonly string[] = [process.execPath, path.join(REPO, 'scripts/jub
 
 export async function startStack(env: Record<string, string> = {}, command: readonly string[] = SERVE): Promise<RunningStack> {
   const tmpRoot = await mkdtemp(path.join(tmpdir(), 'jube-r-it-'));
+  // Sessions' workspaces: the stack's own, never the working directory's default (.jube-sessions).
+  const sessionDir = await mkdtemp(path.join(tmpdir(), 'jube-r-it-sessions-'));
   const started = Date.now();
   const [file, ...args] = command;
   const child = spawn(file!, args, {
     cwd: REPO,
     // The warm start off unless a test asks for it: these tests count the R processes of runs.
-    env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: '0', JUBE_R_TMP_ROOT: tmpRoot, POWERTOOLS_LOG_LEVEL: 'WARN', JUBE_R_WARM: 'off', ...env },
+    env: { ...process.env, JUBE_R_HOST: '127.0.0.1', JUBE_R_PORT: '0', JUBE_R_TMP_ROOT: tmpRoot, JUBE_R_SESSION_DIR: sessionDir, POWERTOOLS_LOG_LEVEL: 'WARN', JUBE_R_WARM: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -68,6 +70,7 @@ export async function startStack(env: Record<string, string> = {}, command: read
       const result = await exited;
       clearTimeout(timer);
       await rm(tmpRoot, { recursive: true, force: true });
+      await rm(sessionDir, { recursive: true, force: true });
       return result;
     },
   };

@@ -84,17 +84,17 @@ execute_on <- function(client, code, context, timeout, max_output_chars, throttl
   result
 }
 
-policy_of <- function(client) {
+policy_of <- function(client, persistent) {
   health <- tryCatch(api_get(client, "/health"), error = function(e) e)
   if (inherits(health, "error")) {
-    return(list(backend = "jube-r", trust = "untrusted-code", sandboxed = FALSE, persistent = FALSE,
+    return(list(backend = "jube-r", trust = "untrusted-code", sandboxed = FALSE, persistent = persistent,
                 url = client$url, layers = character(), health_error = conditionMessage(health)))
   }
   list(
     backend = "jube-r",
     trust = "untrusted-code",
     sandboxed = isTRUE(health$sandbox$sandboxed),
-    persistent = FALSE,
+    persistent = persistent,
     url = client$url,
     layers = as.character(unlist(health$sandbox$layers)),
     layers_source = health$sandbox$source,
@@ -103,9 +103,28 @@ policy_of <- function(client) {
   )
 }
 
-jube_runner <- function(url, ..., timeout = 10, max_output_chars = 100000L, tenant = NULL, session = NULL,
-                        credentials = NULL, region = NULL, throttle_wait = 30) {
+# A session id for a persistent runner: X-Jube-Session's characters, random enough never to meet another.
+new_session_id <- function() {
+  paste0("r-", paste(sample(c(0:9, letters[1:6]), 32L, replace = TRUE), collapse = ""))
+}
+
+# DELETE /t/{tenant}/session: the session's workspace goes. TRUE when there was one.
+end_session <- function(client) {
+  path <- paste0("/t/", curl::curl_escape(client$tenant), "/session")
+  response <- http_call(client, "DELETE", path)
+  if (response$status != 200L) stop(api_error(response))
+  isTRUE(response$body$deleted)
+}
+
+jube_runner <- function(url, ..., timeout = 10, max_output_chars = 100000L, tenant = NULL, persistent = FALSE,
+                        session = NULL, credentials = NULL, region = NULL, throttle_wait = 30) {
   check_runner_args(timeout, max_output_chars, throttle_wait)
+  if (!isTRUE(persistent) && !isFALSE(persistent)) stop("`persistent` must be TRUE or FALSE", call. = FALSE)
+  # A session keeps its workspace between calls: only a persistent runner has one.
+  if (!persistent && !is.null(session)) {
+    stop("`session` names the workspace a persistent runner keeps: use persistent = TRUE with it", call. = FALSE)
+  }
+  if (persistent && is.null(session)) session <- new_session_id()
   if (!is.character(tenant) || length(tenant) != 1L || is.na(tenant) || !nzchar(tenant)) {
     stop("`tenant` must be one string: the runner calls /t/{tenant}/execute (where the deployment binds ",
          "tenants to identities, the tenant the credentials' role session is named after)", call. = FALSE)
@@ -117,7 +136,11 @@ jube_runner <- function(url, ..., timeout = 10, max_output_chars = 100000L, tena
       execute = function(code, context = list()) {
         execute_on(client, code, context, timeout, max_output_chars, throttle_wait)
       },
-      policy = function() policy_of(client),
+      policy = function() policy_of(client, persistent),
+      # Ends the session: its workspace is deleted, and the next execute() starts from nothing.
+      close = function() {
+        if (persistent) invisible(end_session(client)) else invisible(FALSE)
+      },
       client = client
     ),
     class = "jube_runner"

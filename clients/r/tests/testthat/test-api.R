@@ -30,7 +30,7 @@ test_that("requests signed with SigV4 pass the stack's verifier, and unsigned or
   credentials <- signed_credentials()
   expect_identical(jube_health(url, credentials = credentials)$service, "jube-r")
   expect_identical(jube_help("sd", url = url, credentials = credentials)$package, "stats")
-  runner <- jube_runner(url, credentials = credentials, tenant = "acme", session = "s-1")
+  runner <- jube_runner(url, credentials = credentials, tenant = "acme", persistent = TRUE, session = "s-1")
   expect_identical(runner$execute("sqrt(16)", context = list(k = "v w"))$result, 4)
   unsigned <- tryCatch(jube_health(url, credentials = FALSE), jube_api_error = function(e) e)
   expect_identical(unsigned$status, 403L)
