@@ -8,7 +8,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
 import { ExecuteResponseSchema } from '../../layers/contract/execute.ts';
+import { PODMAN } from '../../functions/tools/local/container-runtime.ts';
 import { startStack, type RunningStack } from '../integration/local-stack.ts';
 import { buildImage } from './image-harness.ts';
 
@@ -24,15 +26,17 @@ beforeAll(async () => {
   stack = await startStack({ JUBE_R_EXECUTE_RUNTIME: 'container', JUBE_R_DATA_DIR: dataDir, JUBE_R_WARM: '' });
 });
 
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
 afterAll(async () => {
   await stack?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const execute = async (body: unknown, tenant = 'acme') => {
+const execute = async (body: unknown, tenant = 'acme', session?: string) => {
   const response = await fetch(`${stack!.url}/t/${tenant}/execute`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(session ? { 'x-jube-session': session } : {}) },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as unknown };
@@ -53,6 +57,26 @@ describe('the local stack with the execute function in the container', () => {
     expect(served.body).toMatchObject({ status: 'ok' });
     // The key's environment registered its warm start during its Init.
     expect(after.warm).toEqual({ enabled: true, state: 'ready' });
+  });
+
+  it("keeps a session's workspace in its own container, and restores it in a new one after that container is killed", async () => {
+    const run = async (script: string, session?: string) => ExecuteResponseSchema.parse((await execute({ script }, 'acme', session)).body);
+    const first = await run('d <- mtcars |> subset(cyl == 4)\nf <- function(x) mean(x)\ncat(Sys.info()[["nodename"]])', 'kept');
+    const second = await run('cat(f(d$mpg))', 'kept');
+    const other = await run('cat(exists("d"), exists("f"))', 'other');
+    const none = await run('cat(exists("d"), exists("f"))');
+    expect(first.session).toMatchObject({ state: 'new', call: 1 });
+    expect(second.consoleOutput).toBe(mean([22.8, 24.4, 22.8, 32.4, 30.4, 33.9, 21.5, 27.3, 26, 30.4, 21.4]).toPrecision(7));
+    expect(second.session).toMatchObject({ state: 'restored', call: 2 });
+    expect([other.consoleOutput, none.consoleOutput]).toEqual(['FALSE FALSE', 'FALSE FALSE']);
+
+    // The container's hostname is its id: kill it, and the key's next call gets a new environment.
+    await execa(PODMAN[0], [...PODMAN.slice(1), 'kill', first.consoleOutput]);
+    const restored = await run('cat(Sys.info()[["nodename"]], f(d$mpg))', 'kept');
+    expect(restored.status, JSON.stringify(restored)).toBe('ok');
+    expect(restored.session).toMatchObject({ state: 'restored', call: 3 });
+    expect(restored.consoleOutput.split(' ')[0]).not.toBe(first.consoleOutput);
+    expect(restored.consoleOutput.split(' ')[1]).toBe(second.consoleOutput);
   });
 
   it('runs a script inside the image and reports the image R version', async () => {
