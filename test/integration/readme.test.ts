@@ -66,8 +66,11 @@ describe('README commands', () => {
   it.each(commands.filter(isCurl))('%s', async (command) => {
     const pointed = command.replaceAll('http://127.0.0.1:8080', stack!.url);
     const { stdout } = await run('bash', ['-c', pointed], { cwd: REPO });
-    const body = JSON.parse(stdout) as { status: string };
-    expect(body.status).toBe('ok');
+    const body = JSON.parse(stdout) as { status?: string; deleted?: boolean };
+    // In the README's order: a session's second call runs only if the first one's workspace came back,
+    // and the DELETE that ends it finds that workspace.
+    if (command.includes('-X DELETE')) expect(body.deleted).toBe(true);
+    else expect(body.status).toBe('ok');
   });
 
   // Each exits 0 (execFile rejects otherwise); what it prints depends on its output format.
