@@ -32,9 +32,12 @@ session_decode_vector <- function(node) {
 
 session_decode_strings <- function(values, n) {
   if (!is.list(values) || length(values) != n) session_refuse("a character vector's values do not match its length")
-  values[vapply(values, is.null, NA)] <- NA_character_
-  if (!all(vapply(values, is_text, NA))) session_refuse("a character value is not a string")
-  as.character(unlist(values, use.names = FALSE))
+  # Vectorised (a data frame's column can be long): every value one string, or null for NA.
+  missing <- vapply(values, is.null, NA)
+  values[missing] <- NA_character_
+  strings <- unlist(lapply(values, is.character), use.names = FALSE)
+  if (!all(strings) || !all(lengths(values) == 1L)) session_refuse("a character value is not a string")
+  unlist(values, use.names = FALSE)
 }
 
 session_decode_numbers <- function(text, n, type) {

@@ -36,6 +36,8 @@ session_encode_vector <- function(x) {
 session_encode_attributes <- function(x, depth) {
   attrs <- attributes(x)
   kept <- list()
+  # A data frame's automatic row names in their compact form (attributes() expands them to 1:n).
+  if (!is.null(attrs$row.names)) attrs$row.names <- .row_names_info(x, type = 0L)
   for (name in intersect(names(attrs), session_seam("attributes"))) {
     node <- session_encode(attrs[[name]], depth + 1L)
     if (is_session_drop(node)) return(node)
