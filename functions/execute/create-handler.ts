@@ -217,7 +217,8 @@ export function createExecuteHandler(options: ExecuteHandlerOptions = {}): Execu
     if (e.session) {
       const unsaved = sessionSnapshot !== undefined ? undefined
         : run.outcome.kind !== 'envelope' ? 'the run did not finish'
-        : envelope?.session?.saved ? `it is larger than ${config.sessions.maxBytes} bytes (GET /health?detail=full limits.maxSessionBytes)`
+        : !envelope?.session ? 'the script did not reach its workspace'
+        : envelope.session.saved ? `it is larger than ${config.sessions.maxBytes} bytes (GET /health?detail=full limits.maxSessionBytes)`
         : 'it could not be written';
       response = withSession(response, responseSession(e.session, envelope, sessionSnapshot !== undefined), unsaved ? [notSavedNote(e.session, unsaved)] : [], caps.notes);
     }

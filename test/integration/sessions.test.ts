@@ -94,6 +94,14 @@ describe('a session keeps its workspace between calls', () => {
     expect(second.notes?.join('\n')).toMatch(/`fit` \(lm\) was not restored/);
   });
 
+  it('a call that fails keeps what it made before the error, as a console does', async () => {
+    const failed = await run('made <- 1:3\nstop("halfway")\nnever <- 1', 'errors');
+    expect(failed.status).toBe('error');
+    expect(failed.session).toMatchObject({ call: 1 });
+    const next = await run('c(exists("made"), exists("never"))', 'errors');
+    expect(next.value).toMatchObject({ kind: 'json', json: [true, false] });
+  });
+
   it('an object the session does not hold: the hint names the ones it does', async () => {
     await run('sales <- data.frame(x = 1:3)', 'hints');
     const missing = await run('summary(fitted_model)', 'hints');

@@ -8,7 +8,7 @@ import { generous } from '../load-tolerant.ts';
 
 const h = generous(harness());
 const hintsOf = async (script: string): Promise<string[] | undefined> => (await h.run(script, { timeoutSeconds: 30 })).errorDetails?.hints;
-const FRESH = (name: string) => `if an earlier call made \`${name}\`: every call starts fresh and keeps nothing from the ones before, so make it in this script`;
+const FRESH = (name: string) => `if an earlier call made \`${name}\`: every call starts fresh and keeps nothing from the ones before, so make it in this script (calls that send one X-Jube-Session keep their workspace)`;
 
 describe('a name not found', () => {
   it('a typo of a variable gets the variable, and nothing about earlier calls', async () => {

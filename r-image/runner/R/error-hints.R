@@ -128,7 +128,7 @@ missing_name_hints <- function(missing, script_env, tokens, assigned) {
     held <- session_name_hint(missing$name, script_env)
     hints <- c(hints, if (!is.null(held)) held else sprintf(paste(
       "if an earlier call made `%s`: every call starts fresh and keeps nothing from the ones before,",
-      "so make it in this script, or send the calls in one session (X-Jube-Session), which keeps its workspace"
+      "so make it in this script (calls that send one X-Jube-Session keep their workspace)"
     ), missing$name))
   }
   hints
