@@ -3,7 +3,8 @@
  * (warm): call 1 loads dplyr and makes a 100k-row data frame; then the second call of the session
  * (its workspace restored from the snapshot) vs a session-less call that redoes call 1 first. Also
  * call 1 with and without a session (the difference is writing the snapshot, gzip and store
- * included) and the snapshot's bytes (its JSON, and gzipped as stored). There is no `continued`
+ * included), the snapshot's bytes (its JSON, and gzipped as stored), and what restoring costs a
+ * call whose workspace is small. There is no `continued`
  * row: no session's R process outlives its call (docs/sessions.md, "Not built").
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -53,10 +54,13 @@ export async function run(): Promise<void> {
   try {
     await stack.warm();
     await post('1');
-    const rows = { 'call 1, no session': [] as number[], 'call 1, in a session (+ snapshot write)': [] as number[], 'call 2, restored': [] as number[], 'call 2 without a session (redoes call 1)': [] as number[] };
+    const rows = { 'a small workspace: call 2, restored': [] as number[], 'a small workspace: the same call, no session': [] as number[], 'call 1, no session': [] as number[], 'call 1, in a session (+ snapshot write)': [] as number[], 'call 2, restored': [] as number[], 'call 2 without a session (redoes call 1)': [] as number[] };
     let bytes = { json: 0, stored: 0 };
     for (let i = 0; i < ROUNDS; i += 1) {
       const session = `bench-${i}`;
+      await post('x <- 1:10\ny <- "a"', `${session}-small`);
+      rows['a small workspace: call 2, restored'].push(await timedWarm(() => post('sum(x)', `${session}-small`)));
+      rows['a small workspace: the same call, no session'].push(await timedWarm(() => post('x <- 1:10\nsum(x)')));
       rows['call 1, no session'].push(await timedWarm(() => post(MAKE)));
       rows['call 1, in a session (+ snapshot write)'].push(await timedWarm(() => post(MAKE, session)));
       rows['call 2, restored'].push(await timedWarm(async () => {
