@@ -159,16 +159,7 @@ export class DataBucket extends Construct {
    * bucket (dev, before deleting the stack) an administrator deletes this policy first.
    */
   denyAllBut(allowed: readonly string[]): void {
-    this.bucket.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'DenyDataToAllButServiceAndWriters',
-        effect: iam.Effect.DENY,
-        principals: [new iam.AnyPrincipal()],
-        actions: [...DATA_ACTIONS],
-        resources: [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
-        conditions: { ArnNotLike: { 'aws:PrincipalArn': [...allowed] } },
-      }),
-    );
+    denyDataToAllBut(this.bucket, 'DenyDataToAllButServiceAndWriters', allowed);
   }
 
   /**
@@ -201,10 +192,29 @@ export class DataBucket extends Construct {
         resources: [this.bucket.arnForObjects('*')],
       }),
     );
-    const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket);
-    Validations.of(grantee).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
-      reason: 'Objects are keyed <tenant>/<pointer> and both parts come with each request; the tenant check is in the handler, reads stay inside this one bucket.',
-    });
+    acknowledgeObjectWildcard(grantee, this.bucket, 'Objects are keyed <tenant>/<pointer> and both parts come with each request; the tenant check is in the handler, reads stay inside this one bucket.');
   }
+}
+
+/**
+ * Denies every data action (DATA_ACTIONS) on `bucket` to every principal but `allowed` (role ARNs,
+ * matched as aws:PrincipalArn, which for a role session is its role's ARN).
+ */
+export function denyDataToAllBut(bucket: s3.Bucket, sid: string, allowed: readonly string[]): void {
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid,
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: [...DATA_ACTIONS],
+      resources: [bucket.bucketArn, bucket.arnForObjects('*')],
+      conditions: { ArnNotLike: { 'aws:PrincipalArn': [...allowed] } },
+    }),
+  );
+}
+
+/** cdk-nag's IAM5 for a grant on every object of `bucket`, acknowledged on `grantee` with why. */
+export function acknowledgeObjectWildcard(grantee: IConstruct, bucket: s3.Bucket, reason: string): void {
+  const bucketLogicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as s3.CfnBucket);
+  Validations.of(grantee).acknowledge({ id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`, reason });
 }

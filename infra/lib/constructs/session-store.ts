@@ -7,11 +7,11 @@
  * after a day without a write, well past the longest idle time a session may be configured with
  * (JUBE_R_SESSION_IDLE_SECONDS, at most 86,400 s), so an abandoned session leaves nothing behind.
  */
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import { DATA_ACTIONS } from './data-bucket.ts';
+import { acknowledgeObjectWildcard, denyDataToAllBut } from './data-bucket.ts';
 
 /** Days an untouched snapshot lives (S3 lifecycle expirations count whole days). */
 export const SESSION_EXPIRE_AFTER_DAYS = 2;
@@ -49,20 +49,7 @@ export class SessionStore extends Construct {
         resources: [this.bucket.arnForObjects('*')],
       }),
     );
-    this.bucket.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'DenySessionsToAllButApi',
-        effect: iam.Effect.DENY,
-        principals: [new iam.AnyPrincipal()],
-        actions: [...DATA_ACTIONS],
-        resources: [this.bucket.bucketArn, this.bucket.arnForObjects('*')],
-        conditions: { ArnNotLike: { 'aws:PrincipalArn': [role.roleArn] } },
-      }),
-    );
-    const bucketLogicalId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket);
-    Validations.of(role).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketLogicalId}.Arn>/*]`,
-      reason: 'Snapshots are keyed <tenant>/<session>; the tenant comes from the checked caller and the session from its header, and nothing but snapshots is in this bucket.',
-    });
+    denyDataToAllBut(this.bucket, 'DenySessionsToAllButApi', [role.roleArn]);
+    acknowledgeObjectWildcard(role, this.bucket, 'Snapshots are keyed <tenant>/<session>; the tenant comes from the checked caller and the session from its header, and nothing but snapshots is in this bucket.');
   }
 }
