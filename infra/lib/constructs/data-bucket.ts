@@ -40,6 +40,15 @@ export const DATA_ACTIONS = [
   's3:ReplicateDelete',
 ] as const;
 
+/** Every bucket of the stack: SSE-S3, no public access, TLS 1.2 only, owner-enforced objects. */
+export const PRIVATE_BUCKET = {
+  encryption: s3.BucketEncryption.S3_MANAGED,
+  blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+  enforceSSL: true,
+  minimumTLSVersion: 1.2,
+  objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+} as const;
+
 export interface DataBucketProps {
   readonly expireAfterDays: number;
   readonly accessLogExpireAfterDays: number;
@@ -52,14 +61,7 @@ export class DataBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: DataBucketProps) {
     super(scope, id);
-    const common = {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy: props.removalPolicy,
-    } as const;
+    const common = { ...PRIVATE_BUCKET, removalPolicy: props.removalPolicy } as const;
 
     this.accessLogBucket = new s3.Bucket(this, 'AccessLogs', {
       ...common,

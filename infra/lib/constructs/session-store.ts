@@ -11,7 +11,7 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import { acknowledgeObjectWildcard, denyDataToAllBut } from './data-bucket.ts';
+import { acknowledgeObjectWildcard, denyDataToAllBut, PRIVATE_BUCKET } from './data-bucket.ts';
 
 /** Days an untouched snapshot lives (S3 lifecycle expirations count whole days). */
 export const SESSION_EXPIRE_AFTER_DAYS = 2;
@@ -28,11 +28,7 @@ export class SessionStore extends Construct {
   constructor(scope: Construct, id: string, props: SessionStoreProps) {
     super(scope, id);
     this.bucket = new s3.Bucket(this, 'Bucket', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      ...PRIVATE_BUCKET,
       removalPolicy: props.removalPolicy,
       serverAccessLogsBucket: props.accessLogBucket,
       serverAccessLogsPrefix: 'session-store/',
