@@ -117,6 +117,11 @@ describe('a snapshot is hostile input', () => {
 
   it.each([
     ['a closure node', { ...base, objects: [{ name: 'x', kind: 'closure', body: 'system("id")' }] }, /a node of kind 'closure' is not data/],
+    ['an environment node', { ...base, objects: [{ name: 'x', kind: 'environment', parent: 'global' }] }, /a node of kind 'environment' is not data/],
+    ['a promise node', { ...base, objects: [{ name: 'x', kind: 'promise', code: 'system("id")' }] }, /a node of kind 'promise' is not data/],
+    ['byte code', { ...base, objects: [{ name: 'x', kind: 'bytecode', values: 'AAAA' }] }, /a node of kind 'bytecode' is not data/],
+    ['serialized R (an RDS stream as a raw vector)', { ...base, objects: [{ name: 'x', kind: 'vector', type: 'raw', length: 4, values: 'WAoAAA==' }] }, /a vector's type is not a data type/],
+    ['a function whose source calls a capability', { ...base, objects: [{ name: 'f', kind: 'function', source: 'function() system("id")' }] }, /`f` was not restored: its source calls a capability the sandbox refuses/],
     ['an attribute the writer never writes', { ...base, objects: [{ name: 'x', kind: 'vector', type: 'integer', length: 0, values: '', attributes: { '.Environment': { kind: 'null' } } }] }, /an attribute is not one the runner writes/],
     ['a type that is not data', { ...base, objects: [{ name: 'x', kind: 'vector', type: 'externalptr', length: 0, values: '' }] }, /a vector's type is not a data type/],
     ['bytes that do not match the length', { ...base, objects: [{ name: 'x', kind: 'vector', type: 'double', length: 1000000, values: 'AAAAAAAAAAA=' }] }, /bytes do not match its length/],
