@@ -1,20 +1,31 @@
 /**
- * The agent suite: 20 tasks an LLM agent gives jube-r, over real HTTP against the local stack with
- * the warm start and real R. Each task's first script is what an agent would write (some with the
- * bugs agents make); each attempt is POST /validate, then POST /execute if the script is valid.
- * A failed attempt is followed by one fix derived only from what the response said (the fix
- * asserts the response held what it needed), and a retry. Measured per task: first-try success,
- * round trips, and the bytes of every response the agent read, which must suit a model's context.
+ * The agent suite: tasks an LLM agent gives jube-r through the MCP server (the official SDK's
+ * client, `jube-r mcp` over the local stack's HTTP API, the warm start, real R), as a model sees
+ * them. Each task's first script is what an agent would write (some with the mistakes agents
+ * make); each attempt is r_validate, then r_execute if the script is valid. A failed attempt is
+ * followed by one fix derived only from what the tool result said (the fix asserts it held what it
+ * needed, and every hint and the failing line are in the text the model reads), and a retry. A
+ * task may go on in later calls of its MCP session, which send only the new step: the workspace
+ * is the session's. Every task is its own MCP session. Measured per task: first-try success, round
+ * trips, and the bytes of every tool result (content and structuredContent apart), within budgets
+ * that suit a model's context.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HealthResponseSchema, routePath } from '../../layers/contract/api.ts';
-import { ExecuteResponseSchema, type ExecuteResponse } from '../../layers/contract/execute.ts';
+import { HealthResponseSchema, type HealthResponse } from '../../layers/contract/api.ts';
+import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import { ValidationResultSchema, type ValidationResult } from '../../layers/contract/validation.ts';
-import { postJson, request, startStack, type RunningStack } from './local-stack.ts';
+import { createJubeRClient, type JubeRClient } from '../../functions/tools/client/jube-r-client.ts';
+import { McpExecuteResultSchema } from '../../functions/tools/mcp/content.ts';
+import { createJubeRMcpServer } from '../../functions/tools/mcp/server.ts';
+import { newSessionId } from '../../functions/tools/mcp/session.ts';
+import { request, startStack, type RunningStack } from './local-stack.ts';
 
 const TENANT = 'agent-suite';
 const TIMEOUT_MAX = 10;
@@ -25,12 +36,14 @@ type Body = { script: string } & Record<string, unknown>;
 
 interface Reply {
   readonly validation: ValidationResult;
-  /** Absent when /validate refused the script: the agent does not run what it must fix first. */
+  /** Absent when r_validate refused the script: the agent does not run what it must fix first. */
   readonly response?: ExecuteResponse;
-  /** Both responses' bodies as received. */
-  readonly bytes: number;
-  /** The same with the base64 `data` of plots and files left out: what the agent reads as text. */
-  readonly textBytes: number;
+  /** The text items of both tool results: what the model reads. */
+  readonly text: string;
+  /** Both tool results' `content` (images and embedded files included), as JSON. */
+  readonly contentBytes: number;
+  /** Both tool results' `structuredContent`, as JSON. */
+  readonly structuredBytes: number;
 }
 
 interface Task {
@@ -44,13 +57,17 @@ interface Task {
   readonly done?: (response: ExecuteResponse) => boolean;
   /** What the successful response must carry. */
   readonly check: (response: ExecuteResponse) => void;
-  /** Every response of the task together (default TEXT_BYTES). */
+  /** Every tool result's `content` of the task together, images included (default TEXT_BYTES). */
   readonly maxBytes?: number;
+  /** Later steps in the same MCP session, each sending only its own code: each must succeed first time. */
+  readonly then?: readonly { readonly body: Body; readonly check: (response: ExecuteResponse) => void }[];
 }
 
 let stack: RunningStack;
 let data: string;
-let limits: ReturnType<typeof HealthResponseSchema.parse>['limits'];
+let api: JubeRClient;
+let health: HealthResponse;
+let limits: HealthResponse['limits'];
 
 const lines = (script: string) => script.split('\n');
 const json = (r: ExecuteResponse) => (r.value?.kind === 'json' ? r.value.json : undefined);
@@ -311,27 +328,180 @@ const TASKS: readonly Task[] = [
       expect(r.notes?.join('\n')).toMatch(/outputBudget\.consoleBytes is \d+; raise it/);
     },
   },
+  {
+    name: 'caret, not installed',
+    buggy: true,
+    first: { script: 'library(caret)\nfit <- train(mpg ~ wt + hp, data = mtcars, method = "lm")\nround(coef(fit$finalModel), 3)' },
+    fix: (reply, body) => {
+      // Refused before it ran, with what to use instead: the base model the package would have wrapped.
+      const error = reply.validation.errors[0];
+      expect(reply.response).toBeUndefined();
+      expect(error).toMatchObject({ code: 'PACKAGE_NOT_ALLOWED', symbol: 'caret', message: expect.stringContaining('stats::lm') });
+      expect(reply.text).toContain('stats::lm');
+      return { ...body, script: 'fit <- lm(mpg ~ wt + hp, data = mtcars)\nround(coef(fit), 3)' };
+    },
+    check: (r) => expect(json(r)).toEqual({ '(Intercept)': 37.227, wt: -3.878, hp: -0.032 }),
+  },
+  {
+    name: 'lme4 -> nlme',
+    buggy: true,
+    first: { script: 'library(lme4)\nfit <- lmer(distance ~ age + (1 | Subject), data = nlme::Orthodont)\nround(fixef(fit), 3)' },
+    fix: (reply, body) => {
+      const error = reply.validation.errors[0];
+      expect(error).toMatchObject({ code: 'PACKAGE_NOT_ALLOWED', symbol: 'lme4' });
+      // The alternative names the package and the call's shape.
+      const shape = /nlme::lme for linear mixed models: (lme\([^)]*\))/.exec(error!.message)?.[1];
+      expect(shape).toBe('lme(y ~ x, random = ~ 1 | group, data = d)');
+      return { ...body, script: 'library(nlme)\nfit <- lme(distance ~ age, random = ~ 1 | Subject, data = Orthodont)\nround(fixef(fit), 3)' };
+    },
+    check: (r) => expect(json(r)).toEqual({ '(Intercept)': 16.761, age: 0.66 }),
+  },
+  {
+    name: 'TTR moving average',
+    first: { script: 'library(TTR)\nprice <- c(10, 11, 12, 13, 12, 14)\nround(SMA(price, n = 3), 2)' },
+    check: (r) => expect(json(r)).toEqual([null, null, 11, 12, 12.33, 13]),
+  },
+  {
+    name: 'data.table :=',
+    first: { script: 'library(data.table)\ndt <- data.table(x = 1:3)\ndt[, y := x * 2]\ndt[, sum(y)]' },
+    check: (r) => {
+      // `:=` prints nothing, as in R's console: only the last line's value is shown.
+      expect(r.consoleOutput).toBe('[1] 12\n');
+      expect(json(r)).toBe(12);
+    },
+  },
+  {
+    name: 'data.table join on=',
+    buggy: true,
+    first: { script: 'library(data.table)\na <- data.table(id = 1:3, v = c(10, 20, 30))\nb <- data.table(key_id = c(1L, 3L), w = c("p", "q"))\na[b, on = "id"][, sum(v)]' },
+    fix: (reply, body) => {
+      // Each table's columns, so the join's two names can be paired.
+      const hints = reply.response?.errorDetails?.hints ?? [];
+      expect(hints).toEqual(['`a` has the columns `id`, `v`', '`b` has the columns `key_id`, `w`']);
+      expect(reply.response?.errorDetails?.line).toBe(4);
+      return { ...body, script: body.script.replace('on = "id"', 'on = c(id = "key_id")') };
+    },
+    check: (r) => expect(json(r)).toBe(40),
+  },
+  {
+    name: 'column not close to any',
+    buggy: true,
+    first: { script: 'library(dplyr)\nd <- data.frame(order_date = c("2026-01-01", "2026-01-02"), amount = c(5, 7))\nd |> summarise(total = sum(revenue))' },
+    fix: (reply, body) => {
+      // No name is close to `revenue`: the answer lists the data frame's columns instead.
+      const hints = reply.response?.errorDetails?.hints?.join('\n') ?? '';
+      const columns = /`d` has the columns (.*)/.exec(hints)?.[1];
+      expect(columns).toBe('`order_date`, `amount`');
+      return { ...body, script: body.script.replace('revenue', 'amount') };
+    },
+    check: (r) => expect(records(r)).toEqual([{ total: 12 }]),
+  },
+  {
+    name: 'mclapply on 2 cores',
+    buggy: true,
+    // No fork in the sandbox: asking for cores is refused before it runs, with what works instead.
+    first: { script: 'library(parallel)\nsquares <- mclapply(1:4, function(i) i^2, mc.cores = 2)\nunlist(squares)' },
+    fix: (reply, body) => {
+      const error = reply.validation.errors[0];
+      expect(error).toMatchObject({ code: 'CAPABILITY_NOT_AVAILABLE', line: 2, symbol: 'mclapply' });
+      expect(error!.message).toContain('parallel::mclapply() runs serially here (mc.cores = 1)');
+      return { ...body, script: body.script.replace(', mc.cores = 2', '') };
+    },
+    check: (r) => expect(json(r)).toEqual([1, 4, 9, 16]),
+  },
+  {
+    name: 'png outside out/',
+    buggy: true,
+    first: { script: 'png("scatter.png", width = 320, height = 240)\nplot(mtcars$wt, mtcars$mpg)\ninvisible(dev.off())\n"saved"' },
+    done: (r) => r.status === 'ok' && (r.files ?? []).some((f) => f.name === 'scatter.png'),
+    fix: (reply, body) => {
+      // It ran, but the file is not returned: the note says where files for the caller go.
+      const note = reply.response?.notes?.find((n) => n.includes('"scatter.png" was written in the working directory'));
+      expect(note).toMatch(/write files for the caller in out\//);
+      return { ...body, script: body.script.replace('png("scatter.png"', 'png("out/scatter.png"') };
+    },
+    check: (r) => expect(r.files?.map((f) => [f.name, f.mimeType])).toEqual([['scatter.png', 'image/png']]),
+    maxBytes: 48 * 1024,
+  },
+  {
+    name: 'null in a variable',
+    // JSON null inside an array is R's NA of the array's type.
+    first: { script: 'c(n = sum(is.na(scores)), mean = mean(scores, na.rm = TRUE))', variables: [{ name: 'scores', value: [4, null, 8] }] },
+    check: (r) => expect(json(r)).toEqual({ n: 1, mean: 6 }),
+  },
+  {
+    name: 'fit, then predict in a later call',
+    // A REPL-style conversation: the later steps send only their own code.
+    first: { script: 'cars2 <- transform(mtcars, heavy = wt > 3.5)\nfit <- glm(am ~ hp + heavy, data = cars2, family = binomial)\nround(coef(fit), 3)' },
+    check: (r) => expect(Object.keys(json(r) as object)).toEqual(['(Intercept)', 'hp', 'heavyTRUE']),
+    then: [
+      {
+        // A fitted model is not kept between calls (the answer names it): the step re-fits from the kept data.
+        body: { script: 'fit <- glm(am ~ hp + heavy, data = cars2, family = binomial)\nround(predict(fit, data.frame(hp = 110, heavy = FALSE), type = "response"), 3)' },
+        check: (r) => {
+          expect(r.session).toMatchObject({ state: 'restored', call: 2 });
+          expect(typeof json(r)).toBe('object');
+        },
+      },
+      {
+        body: { script: 'nrow(cars2)' },
+        check: (r) => expect(json(r)).toBe(32),
+      },
+    ],
+  },
 ];
 
-/** One round trip: /validate, then /execute when the script is valid. */
-async function attempt(body: Body): Promise<Reply> {
-  const validate = await postJson(`${stack.url}/validate`, { script: body.script });
-  expect(validate.status).toBe(200);
-  const validation = ValidationResultSchema.parse(validate.json);
-  let bytes = Buffer.byteLength(validate.text);
-  let textBytes = bytes;
-  if (!validation.valid) return { validation, bytes, textBytes };
-  const execute = await postJson(`${stack.url}${routePath('execute', TENANT)}`, body);
-  expect(execute.status, execute.text.slice(0, 500)).toBe(200);
-  const response = ExecuteResponseSchema.parse(execute.json);
-  bytes += Buffer.byteLength(execute.text);
-  const withoutData = {
-    ...response,
-    plots: response.plots?.map((p) => ({ ...p, data: '' })),
-    files: response.files?.map((f) => ({ ...f, data: '' })),
+const bytesOf = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
+const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === 'text' ? c.text : '')).filter(Boolean).join('\n');
+
+/** The /execute answer an r_execute result stands for: each plot's and file's bytes taken from the content item structuredContent points at. */
+function executeResponseOf(result: CallToolResult): ExecuteResponse {
+  const structured = McpExecuteResultSchema.parse(result.structuredContent);
+  const item = (index: number | undefined) => (index === undefined ? undefined : result.content[index]);
+  const plots = structured.plots?.map(({ content, ...plot }) => {
+    const image = item(content);
+    return { ...plot, data: image?.type === 'image' ? image.data : '' };
+  });
+  const files = structured.files?.map(({ content, ...file }) => {
+    const embedded = item(content);
+    if (embedded?.type !== 'resource') return file;
+    const resource = embedded.resource as { text?: string; blob?: string };
+    return { ...file, data: resource.blob ?? Buffer.from(resource.text ?? '', 'utf8').toString('base64') };
+  });
+  const { plots: _plots, files: _files, ...rest } = structured;
+  return { ...rest, ...(plots ? { plots } : {}), ...(files ? { files } : {}) };
+}
+
+/** An MCP session of its own: a task's calls share its workspace, and no other task's. */
+async function mcpSession(): Promise<{ client: Client; close: () => Promise<void> }> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createJubeRMcpServer({ api, session: newSessionId(), health }).connect(serverSide);
+  const client = new Client({ name: 'agent-suite', version: '0' });
+  await client.connect(clientSide);
+  return { client, close: () => client.close() };
+}
+
+/** One round trip: r_validate, then r_execute when the script is valid. */
+async function attempt(client: Client, body: Body): Promise<Reply> {
+  const validated = (await client.callTool({ name: 'r_validate', arguments: { script: body.script } })) as CallToolResult;
+  const validation = ValidationResultSchema.parse(validated.structuredContent);
+  const read = { text: textOf(validated), contentBytes: bytesOf(validated.content), structuredBytes: bytesOf(validated.structuredContent) };
+  if (!validation.valid) return { validation, ...read };
+  const executed = (await client.callTool({ name: 'r_execute', arguments: body })) as CallToolResult;
+  const response = executeResponseOf(executed);
+  const text = textOf(executed);
+  // What a fix needs reaches the model's text: the failing line and every hint.
+  if (response.status === 'error' && response.errorDetails) {
+    for (const hint of response.errorDetails.hints ?? []) expect(text).toContain(hint);
+    if (response.errorDetails.line !== undefined) expect(text).toContain(`At line ${response.errorDetails.line}`);
+  }
+  return {
+    validation,
+    response,
+    text: `${read.text}\n${text}`,
+    contentBytes: read.contentBytes + bytesOf(executed.content),
+    structuredBytes: read.structuredBytes + bytesOf(executed.structuredContent),
   };
-  textBytes += Buffer.byteLength(JSON.stringify(withoutData));
-  return { validation, response, bytes, textBytes };
 }
 
 interface Outcome {
@@ -349,16 +519,30 @@ const succeeded = (task: Task, reply: Reply) =>
 async function runTask(task: Task): Promise<Outcome> {
   const started = Date.now();
   const replies: Reply[] = [];
-  const outcome = await tripsOf(task, replies).catch((error: unknown) => ({ replies, firstTryOk: false, ok: false, error }));
-  return { ...outcome, ms: Date.now() - started };
+  const session = await mcpSession();
+  try {
+    const outcome = await tripsOf(session.client, task, replies).catch((error: unknown) => ({ replies, firstTryOk: false, ok: false, error }));
+    return { ...outcome, ms: Date.now() - started };
+  } finally {
+    await session.close();
+  }
 }
 
-async function tripsOf(task: Task, replies: Reply[]): Promise<Omit<Outcome, 'ms'>> {
+async function tripsOf(client: Client, task: Task, replies: Reply[]): Promise<Omit<Outcome, 'ms'>> {
   let body = task.first;
   for (let trip = 1; trip <= 2; trip++) {
-    const reply = await attempt(body);
+    const reply = await attempt(client, body);
     replies.push(reply);
-    if (succeeded(task, reply)) return { replies, firstTryOk: trip === 1, ok: true };
+    if (succeeded(task, reply)) {
+      // The later steps, each once: the workspace is the session's, so none sends earlier code again.
+      for (const step of task.then ?? []) {
+        const next = await attempt(client, step.body);
+        replies.push(next);
+        expect(next.response?.status, JSON.stringify(next.response ?? next.validation).slice(0, 1000)).toBe('ok');
+        step.check(next.response!);
+      }
+      return { replies, firstTryOk: trip === 1, ok: true };
+    }
     if (trip === 2 || !task.fix) break;
     body = task.fix(reply, body);
   }
@@ -380,7 +564,9 @@ beforeAll(async () => {
     // R's own time limit, which says where the script was, must fire before the backstop, even under load.
     JUBE_R_KILL_GRACE_SECONDS: '3',
   });
-  limits = HealthResponseSchema.parse((await request(`${stack.url}/health?detail=full`)).json).limits;
+  health = HealthResponseSchema.parse((await request(`${stack.url}/health?detail=full`)).json);
+  limits = health.limits;
+  api = createJubeRClient({ baseUrl: stack.url, tenant: TENANT });
   // Two lanes, one per execution slot: what the stack serves at once.
   const queue = [...TASKS];
   const lane = async () => {
@@ -394,54 +580,77 @@ afterAll(async () => {
   if (data) await rm(data, { recursive: true, force: true });
 });
 
+const steps = (task: Task) => (task.then ?? []).length;
+const sum = (replies: readonly Reply[], key: 'contentBytes' | 'structuredBytes') => replies.reduce((total, r) => total + r[key], 0);
+const textBytes = (replies: readonly Reply[]) => replies.reduce((total, r) => total + Buffer.byteLength(r.text), 0);
+
 describe('the agent suite', () => {
-  it('has 20 tasks with distinct names', () => {
-    expect(new Set(TASKS.map((t) => t.name)).size).toBe(20);
+  it('has 30 tasks with distinct names', () => {
+    expect(new Set(TASKS.map((t) => t.name)).size).toBe(30);
+  });
+
+  it('starts a model with tools/list and r_health in few bytes (printed for the record)', async () => {
+    const session = await mcpSession();
+    try {
+      const list = bytesOf(await session.client.listTools());
+      const healthResult = (await session.client.callTool({ name: 'r_health', arguments: {} })) as CallToolResult;
+      const sizes = { toolsList: list, rHealthContent: bytesOf(healthResult.content), rHealthStructured: bytesOf(healthResult.structuredContent) };
+      console.log(`agent suite, before the first script (bytes): ${JSON.stringify(sizes)}`);
+      expect(sizes.toolsList).toBeLessThan(16 * 1024);
+      expect(sizes.rHealthContent).toBeLessThan(4 * 1024);
+    } finally {
+      await session.close();
+    }
   });
 
   it.each(TASKS.map((task) => [task.name, task] as const))('%s: done within 2 round trips, with what it asked for, in few bytes', (_name, task) => {
     const outcome = outcomes.get(task.name)!;
     if (outcome.error) throw outcome.error;
-    const last = outcome.replies.at(-1)!;
-    expect(outcome.ok, JSON.stringify(last.response ?? last.validation).slice(0, 2000)).toBe(true);
+    const done = outcome.replies.at(-1 - steps(task))!;
+    expect(outcome.ok, JSON.stringify(done.response ?? done.validation).slice(0, 2000)).toBe(true);
     expect(outcome.firstTryOk).toBe(!task.buggy);
-    expect(outcome.replies.length).toBeLessThanOrEqual(2);
-    task.check(last.response!);
-    const bytes = outcome.replies.reduce((sum, r) => sum + r.bytes, 0);
-    const textBytes = outcome.replies.reduce((sum, r) => sum + r.textBytes, 0);
+    expect(outcome.replies.length - steps(task)).toBeLessThanOrEqual(2);
+    task.check(done.response!);
+    const [content, structured, text] = [sum(outcome.replies, 'contentBytes'), sum(outcome.replies, 'structuredBytes'), textBytes(outcome.replies)];
     if (task.name === 'large output') {
-      // Cut to the default output budget, whatever the script printed.
-      expect(bytes).toBeLessThan(limits.budgetConsoleBytesDefault + limits.budgetValueBytesDefault + 8 * 1024);
+      // Cut to the default output budget, whatever the script printed: the text, and the structured copy of it.
+      const budget = limits.budgetConsoleBytesDefault + limits.budgetValueBytesDefault + 8 * 1024;
+      expect(content).toBeLessThan(budget);
+      expect(structured).toBeLessThan(budget);
     } else {
-      expect(textBytes).toBeLessThan(TEXT_BYTES);
-      expect(bytes).toBeLessThan(task.maxBytes ?? TEXT_BYTES);
+      expect(text).toBeLessThan(TEXT_BYTES);
+      expect(content).toBeLessThan(task.maxBytes ?? TEXT_BYTES);
+      // structuredContent carries no image or file bytes (a reference to its content item instead).
+      expect(structured).toBeLessThan(TEXT_BYTES);
     }
   });
 
-  it('succeeds first time on every task written right, and on all within 27 round trips', () => {
+  it('succeeds first time on every task written right, and on all within 2 round trips (printed per task)', () => {
     const rows = TASKS.map((task) => {
       const o = outcomes.get(task.name)!;
       return {
         task: task.name,
         firstTry: o.firstTryOk ? 'ok' : 'fail',
         trips: o.replies.length,
-        bytes: o.replies.reduce((sum, r) => sum + r.bytes, 0),
-        textBytes: o.replies.reduce((sum, r) => sum + r.textBytes, 0),
+        content: sum(o.replies, 'contentBytes'),
+        text: textBytes(o.replies),
+        structured: sum(o.replies, 'structuredBytes'),
         ms: o.ms,
       };
     });
     const width = Math.max(...rows.map((r) => r.task.length));
+    const total = (key: 'trips' | 'content' | 'structured') => rows.reduce((s, r) => s + r[key], 0);
     console.log(
       [
-        `${'task'.padEnd(width)}  first-try  trips   bytes  (text)     ms`,
-        ...rows.map((r) => `${r.task.padEnd(width)}  ${r.firstTry.padEnd(9)}  ${String(r.trips).padStart(5)}  ${String(r.bytes).padStart(6)}  ${`(${r.textBytes})`.padEnd(7)}  ${String(r.ms).padStart(5)}`),
-        `${rows.filter((r) => r.firstTry === 'ok').length}/${rows.length} first try, ${rows.reduce((s, r) => s + r.trips, 0)} round trips, ${rows.reduce((s, r) => s + r.bytes, 0)} bytes`,
+        `${'task'.padEnd(width)}  first-try  trips  content  (text)   structured     ms`,
+        ...rows.map((r) => `${r.task.padEnd(width)}  ${r.firstTry.padEnd(9)}  ${String(r.trips).padStart(5)}  ${String(r.content).padStart(7)}  ${`(${r.text})`.padEnd(7)}  ${String(r.structured).padStart(10)}  ${String(r.ms).padStart(5)}`),
+        `${rows.filter((r) => r.firstTry === 'ok').length}/${rows.length} first try, ${total('trips')} round trips, ${total('content')} bytes of content, ${total('structured')} of structuredContent`,
       ].join('\n'),
     );
     const buggy = TASKS.filter((t) => t.buggy).length;
-    expect(buggy).toBe(7);
+    expect(buggy).toBe(13);
     expect(rows.filter((r) => r.firstTry === 'ok').length).toBeGreaterThanOrEqual(TASKS.length - buggy);
     expect([...outcomes.values()].every((o) => o.ok)).toBe(true);
-    expect(rows.reduce((s, r) => s + r.trips, 0)).toBeLessThanOrEqual(TASKS.length + buggy);
+    expect(total('trips')).toBeLessThanOrEqual(TASKS.length + buggy + TASKS.reduce((s, t) => s + steps(t), 0));
   });
 });

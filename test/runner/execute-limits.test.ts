@@ -21,7 +21,8 @@ describe('execute handler: timeouts', () => {
       status: 'error',
       timedOut: true,
       consoleOutput: 'start\n',
-      error: "script exceeded its 1 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s",
+      // The line R's limit stopped it at, second, as in an error's text.
+      error: "script exceeded its 1 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s\nAt line 2",
       errorType: 'execution',
       retryable: true,
       errorDetails: { line: 2, column: 1 },

@@ -95,7 +95,8 @@ function uncheckedResponse(outcome: RunOutcome, limits: ResponseLimits, base: Re
   return finish({
     status: envelope.status,
     consoleOutput: output.consoleOutput,
-    error: envelope.timedOut ? timeoutMessage(limits) : capped.error,
+    // Where R's own limit stopped the script, as an error says it: the line comes second.
+    error: envelope.timedOut ? atLine(timeoutMessage(limits), envelope.errorDetails?.line) : capped.error,
     warnings: capped.warnings,
     timedOut: envelope.timedOut,
     ...(envelope.status === 'error' ? failedBy(envelope.errorType ?? 'execution') : {}),
@@ -175,6 +176,11 @@ export function timeoutMessage(
   return killed.byRemainingTime
     ? `script was killed by the runtime backstop after ${after} s: the invocation's remaining time ran out before its ${t} s limit`
     : `script exceeded its ${t} s limit and was killed by the runtime backstop after ${backstopSeconds(t, limits.killGraceSeconds)} s; ${timeoutRaiseHint(limits)}`;
+}
+
+/** A failure's text with the script line it happened at, the runner's `At line N` (error-cause.R). */
+function atLine(text: string, line: number | undefined): string {
+  return line === undefined ? text : `${text}\nAt line ${line}`;
 }
 
 /** What a timed-out script's author can do: raise timeoutSeconds up to the maximum, or make it faster. */

@@ -48,6 +48,8 @@ describe('a run that wrote its envelope', () => {
     }
     const atMax = executeResponse(envelope({ status: 'error', error: null, timedOut: true }), { ...limits, timeoutSeconds: 20 }, base);
     expect(atMax.error).toBe("script exceeded its 20 s limit (R time limit); 20 s is this deployment's maximum timeoutSeconds: make the script faster or split it");
+    const placed = executeResponse(envelope({ status: 'error', error: null, timedOut: true, errorDetails: { class: ['error'], message: 'm', call: null, line: 3, traceback: [] } }), limits, base);
+    expect(placed.error).toBe("script exceeded its 5 s limit (R time limit); the request's timeoutSeconds raises the limit up to 20 s\nAt line 3");
   });
 
   it('caps the error and the warnings and says it did', () => {
