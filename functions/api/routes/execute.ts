@@ -10,7 +10,7 @@ import { DataframeTooLargeError, DataPointerUnresolvedError } from '../http/erro
 import { parseBody } from '../http/parse-body.ts';
 import { dataPointerUnresolvedMessage } from '../data-pointers/types.ts';
 import { isolationKey } from '../invoke/isolation-key.ts';
-import { startSession, type SessionStart } from '../sessions/store.ts';
+import { OVERSIZED_SNAPSHOT_NOTE, startSession, type SessionStart } from '../sessions/store.ts';
 import type { ApiDeps } from './deps.ts';
 
 export interface ExecuteCall {
@@ -58,15 +58,18 @@ export async function execute(deps: ApiDeps, call: ExecuteCall): Promise<Execute
     dataframes = await resolveDataframes(deps, call.tenant, request.dataframes);
   }
 
-  // The execute function caps the notes; a note added to its response here would pass the cap.
-  const notes = [timeoutClampNote(request.timeoutSeconds, deps.config), ...(call.session && deps.config.isolation.mode === 'run' ? [RUN_KEEPS_NO_SESSION] : [])]
-    .filter((note): note is string => note !== undefined);
   // A session's workspace: the store's snapshot goes with the call, and the one it writes comes back.
   const keeps = call.session !== undefined && deps.config.isolation.mode !== 'run';
   const store = keeps ? await deps.sessions() : undefined;
   const start: SessionStart | undefined = store && call.session
     ? await startSession(store, deps.config.sessions, call.tenant, call.session, deps.now(), sessionTransitBytes(deps.config.sessions.maxBytes))
     : undefined;
+  // The execute function caps the notes; a note added to its response here would pass the cap.
+  const notes = [
+    timeoutClampNote(request.timeoutSeconds, deps.config),
+    call.session && !keeps ? RUN_KEEPS_NO_SESSION : undefined,
+    start && start.call > 0 && start.snapshot === undefined && !start.expired ? OVERSIZED_SNAPSHOT_NOTE : undefined,
+  ].filter((note): note is string => note !== undefined);
   const { sessionSnapshot, ...response } = await (await deps.invoker()).invoke(
     {
       script: request.script,

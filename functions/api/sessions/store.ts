@@ -33,9 +33,14 @@ export interface SessionStart {
   readonly expired?: true;
 }
 
+/** What the API says of a session whose stored snapshot is over this deployment's cap (a cap lowered since). */
+export const OVERSIZED_SNAPSHOT_NOTE =
+  "the session's stored workspace is larger than this deployment's limits.maxSessionBytes now, so this call starts with an empty workspace";
+
 /**
  * Reads a session before its call. A session idle past `idleSeconds` is deleted and starts new; a
- * stored snapshot larger than the store would accept now (a lowered cap) is dropped the same way.
+ * stored snapshot over the transit cap (a cap lowered since it was written) is not sent: the call
+ * starts with an empty workspace (the caller notes it, OVERSIZED_SNAPSHOT_NOTE).
  */
 export async function startSession(
   store: SessionStore,
@@ -54,4 +59,3 @@ export async function startSession(
   if (stored.snapshot.length > maxTransitBytes) return { call: stored.call };
   return { call: stored.call, snapshot: stored.snapshot };
 }
-

@@ -78,6 +78,15 @@ describe('POST /t/{tenant}/execute with X-Jube-Session', () => {
     expect(sentEvents()[0]!['session']).toEqual({ id: 's1', call: 0, expired: true });
   });
 
+  it('a stored snapshot over a cap lowered since is not sent: the call starts empty, and the API says why', async () => {
+    const store = memoryStore({ 'acme/s1': { call: 3, snapshot: 'A'.repeat(200 * 1024), writtenAt: Date.now() } });
+    lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: new Uint8Array(Buffer.from(JSON.stringify(answered(4)))) as never });
+    await execute(makeApi(store, { JUBE_R_MAX_SESSION_BYTES: String(64 * 1024) }), 's1');
+    const [event] = sentEvents();
+    expect(event!['session']).toEqual({ id: 's1', call: 3 });
+    expect(event!['notes']).toEqual([expect.stringMatching(/larger than this deployment's limits\.maxSessionBytes now/)]);
+  });
+
   it('isolation: run keeps no session, and says so; no header, no session', async () => {
     const store = memoryStore({ 'acme/s1': { call: 1, snapshot: 'T0xE', writtenAt: Date.now() } });
     lambda.on(InvokeCommand).resolves({ StatusCode: 200, Payload: new Uint8Array(Buffer.from(JSON.stringify({ ...answered(0), session: undefined, sessionSnapshot: undefined }))) as never });
