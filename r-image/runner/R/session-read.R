@@ -150,9 +150,14 @@ session_decode_objects <- function(objects, max_objects) {
   list(values = values, sources = sources)
 }
 
-# A data.table's column pointer array is not data: data.table allocates it again.
+# A data.table's column pointer array is not data: data.table allocates it again, for a table whose
+# columns are vectors (or lists) of one length (data.table's C code is not handed a table it never made).
 session_reallocate <- function(value) {
-  if (inherits(value, "data.table") && requireNamespace("data.table", quietly = TRUE)) {
+  column <- function(col) is.atomic(col) || is.list(col)
+  table <- inherits(value, "data.table") && is.list(value) && all(vapply(value, column, NA)) &&
+    length(unique(lengths(value))) <= 1L
+  if (inherits(value, "data.table") && !table) session_refuse("a data.table's columns are not vectors of one length")
+  if (table && requireNamespace("data.table", quietly = TRUE)) {
     return(get("setalloccol", envir = asNamespace("data.table"))(value))
   }
   value

@@ -43,3 +43,15 @@ case("a node of a kind, type or attribute the writer never writes refuses the sn
   expect_true(refused(c(typed, list(attributes = environment_attribute))))
   expect_true(refused(list(name = "x", kind = "vector", type = "double", length = 5L, values = "AAAAAAAAAAA=")))
 })
+case("a data.table comes back as one (its columns reallocated); one whose columns differ in length is refused", {
+  skip_unless <- requireNamespace("data.table", quietly = TRUE)
+  expect_true(skip_unless)
+  env <- new.env()
+  env$dt <- data.table::data.table(a = 1:3, b = c("x", "y", "z"))
+  back <- round_trip(env)$env
+  expect_true(data.table::is.data.table(back$dt))
+  expect_identical(as.data.frame(back$dt), as.data.frame(env$dt))
+  bad <- structure(list(a = 1:3, b = 1:2), class = c("data.table", "data.frame"))
+  e <- tryCatch(runner$session_reallocate(bad), error = function(e) e)
+  expect_true(inherits(e, "jube_session_refused"))
+})
