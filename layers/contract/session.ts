@@ -20,8 +20,16 @@ export const SNAPSHOT_VERSION = 1;
 
 /** The attributes a data node may carry (a data frame's, factor's, date's, matrix's, table's). */
 export const SNAPSHOT_ATTRIBUTES = [
-  'names', 'dim', 'dimnames', 'class', 'levels', 'tzone', 'units', 'comment', 'row.names', 'balanced',
+  'names', 'dim', 'dimnames', 'class', 'levels', 'tzone', 'units', 'comment', 'row.names', 'balanced', 'tsp', 'sorted',
 ] as const;
+
+/**
+ * Attributes the writer leaves out and the object is still whole: data.table's column pointer
+ * (reallocated on restore) and its secondary indices (rebuilt when used), readr's column
+ * specification and parsing problems (what read_csv() saw, not the data). Any other attribute not
+ * in SNAPSHOT_ATTRIBUTES drops the object, named: it is never kept without it.
+ */
+export const SNAPSHOT_SKIPPED_ATTRIBUTES = ['.internal.selfref', 'index', 'spec', 'problems'] as const;
 
 /** The vector types a snapshot holds: numbers as exact little-endian bytes (base64), strings as JSON. */
 export const SNAPSHOT_TYPES = ['logical', 'integer', 'double', 'character'] as const;
@@ -38,6 +46,7 @@ export const SESSION_OBJECTS_LISTED = 50;
 export const SNAPSHOT_SEAM = {
   version: SNAPSHOT_VERSION,
   attributes: SNAPSHOT_ATTRIBUTES,
+  skippedAttributes: SNAPSHOT_SKIPPED_ATTRIBUTES,
   types: SNAPSHOT_TYPES,
   maxDepth: SNAPSHOT_MAX_DEPTH,
   listed: SESSION_OBJECTS_LISTED,

@@ -82,6 +82,14 @@ describe('a session keeps its workspace between calls', () => {
     expect(check.value).toMatchObject({ kind: 'json', json: { g: true, when: true, stamp: true, m: true, l: true, digits: 4, seeded: true } });
   });
 
+  it('keeps a tibble read_csv() made (its column spec left out) and a grouped summary', async () => {
+    const first = await run('library(readr)\nlibrary(dplyr)\nsales <- read_csv(I("region,units\\nnorth,3\\nsouth,4\\nnorth,5"), show_col_types = FALSE)\ntotals <- sales |> group_by(region) |> summarise(n = sum(units))', 'tibbles');
+    expect(first.status, JSON.stringify(first)).toBe('ok');
+    expect(first.session?.dropped).toBeUndefined();
+    const second = await run('c(nrow(sales), totals$n)', 'tibbles');
+    expect(second.value).toMatchObject({ kind: 'json', json: [3, 8, 4] });
+  });
+
   it('names what it cannot keep (a fitted model, an environment) and the rest comes back', async () => {
     const first = await run('fit <- lm(mpg ~ wt, data = mtcars)\ne <- new.env()\nkeep <- 1:3', 'models');
     expect(first.status).toBe('ok');

@@ -38,6 +38,9 @@ session_encode_attributes <- function(x, depth) {
   kept <- list()
   # A data frame's automatic row names in their compact form (attributes() expands them to 1:n).
   if (!is.null(attrs$row.names)) attrs$row.names <- .row_names_info(x, type = 0L)
+  # Never kept without an attribute it has (a time series without its tsp is not one).
+  unknown <- setdiff(names(attrs), c(session_seam("attributes"), session_seam("skippedAttributes")))
+  if (length(unknown) > 0L) return(session_drop(sprintf("its attribute `%s` is not kept", unknown[[1L]])))
   for (name in intersect(names(attrs), session_seam("attributes"))) {
     node <- session_encode(attrs[[name]], depth + 1L)
     if (is_session_drop(node)) return(node)
@@ -51,6 +54,8 @@ session_encode <- function(x, depth = 0L) {
   if (depth > session_seam("maxDepth")) return(session_drop("it nests deeper than a snapshot keeps"))
   if (isS4(x)) return(session_drop("an S4 object is not kept"))
   if (is.function(x)) {
+    # The reader builds a function only as a workspace object of its own, from its source.
+    if (depth > 0L) return(session_drop("a function inside a list is not kept"))
     if (!identical(environment(x), globalenv())) return(session_drop("a function made inside another is not kept"))
     source <- paste(deparse(x, control = "useSource"), collapse = "\n")
     return(list(kind = "function", source = enc2utf8(source)))

@@ -38,3 +38,14 @@ case("past the byte cap the largest objects are left out, each named", {
   expect_identical(vapply(snap$dropped, function(d) d$name, ""), "big")
   expect_true(grepl("at most 100 objects and 2000 bytes", snap$dropped[[1L]]$why, fixed = TRUE))
 })
+case("a time series keeps its tsp; an unknown attribute or a function inside a list drops the object, named", {
+  env <- new.env()
+  env$air <- datasets::AirPassengers
+  env$labelled <- structure(1:3, label = "units sold")
+  env$fns <- list(f = function(x) x)
+  snap <- snapshot_of(env)
+  expect_identical(sort(vapply(snap$dropped, function(d) d$name, "")), c("fns", "labelled"))
+  back <- new.env()
+  runner$session_restore(jsonlite::parse_json(snap$json, simplifyVector = FALSE), back, character(), 100)
+  expect_identical(back$air, datasets::AirPassengers)
+})
