@@ -3,13 +3,15 @@
  * for the runner, and the one the runner wrote goes back beside the response. Both are hostile
  * bytes: the event's was written by an earlier call of this session (whose script may have shaped
  * it), the runner's by this one. Here they are only bounded (gunzip stops at the session's byte
- * cap) and never parsed; the runner's reader, under the capsule, builds nothing but data.
+ * cap, the nesting is counted in one pass) and never parsed; the runner's reader, under the
+ * capsule, builds nothing but data.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ServiceConfig } from '../../layers/config/service-config.ts';
 import type { ExecuteResponse } from '../../layers/contract/execute.ts';
 import type { RunnerEnvelope } from '../../layers/contract/runner.ts';
-import { SESSION_OBJECTS_LISTED, type ExecuteSession, type ResponseSession, type RunnerSession } from '../../layers/contract/session.ts';
+import { SESSION_OBJECTS_LISTED, SNAPSHOT_MAX_JSON_DEPTH, type ExecuteSession, type ResponseSession, type RunnerSession } from '../../layers/contract/session.ts';
+import { jsonDepth } from './output/json-bounds.ts';
 
 /** What the runner gets for a session's call: its input.json `session`, and the snapshot to stage. */
 export interface StagedSession {
@@ -33,6 +35,11 @@ export function stageSession(session: ExecuteSession, limits: SessionLimits): St
       snapshot = gunzipSync(Buffer.from(session.snapshot, 'base64'), { maxOutputLength: limits.maxBytes });
     } catch {
       notes.push(`the session's snapshot is not a gzip of at most ${limits.maxBytes} bytes (GET /health?detail=full limits.maxSessionBytes); this call starts with an empty workspace`);
+    }
+    // Nesting bounded before R's JSON reader recurses into it (one linear pass, no parse).
+    if (snapshot !== undefined && jsonDepth(snapshot.toString('utf8'), SNAPSHOT_MAX_JSON_DEPTH) > SNAPSHOT_MAX_JSON_DEPTH) {
+      snapshot = undefined;
+      notes.push(`the session's snapshot nests deeper than ${SNAPSHOT_MAX_JSON_DEPTH} levels; this call starts with an empty workspace`);
     }
   }
   return {

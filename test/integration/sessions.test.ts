@@ -145,6 +145,16 @@ describe('a snapshot is hostile input', () => {
     expect((answer.value as { json: unknown }).json).not.toContain('x');
   });
 
+  it('a snapshot nested past the bound is refused before R reads it', async () => {
+    const session = 'deep';
+    const deep = `{"version":1,"objects":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    await writeFile(storedFile(session), JSON.stringify({ call: 1, snapshot: gzipSync(deep).toString('base64') }));
+    const answer = await run('1 + 1', session);
+    expect(answer.status).toBe('ok');
+    expect(answer.notes?.join('\n')).toMatch(/nests deeper than \d+ levels/);
+    expect(answer.session?.state).toBe('new');
+  });
+
   it('a snapshot that inflates past the cap is refused before R sees it', async () => {
     const session = 'bomb';
     await writeFile(storedFile(session), JSON.stringify({ call: 1, snapshot: gzipSync(Buffer.alloc(8 * 1024 * 1024, 32)).toString('base64') }));

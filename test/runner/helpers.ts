@@ -1,7 +1,7 @@
 /** Shared set-up for the runner tier: the real execute handler with host R and small limits. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { readServiceConfig, type ServiceConfig } from '../../layers/config/service-config.ts';
-import type { ExecuteEventInput, ExecuteResponse } from '../../layers/contract/execute.ts';
+import type { ExecuteEventInput, ExecutePayload } from '../../layers/contract/execute.ts';
 import type { Validator } from '../../layers/validator/validator.ts';
 import { createExecuteHandler, type ExecuteHandlerOptions, type ContainmentReport } from '../../functions/execute/create-handler.ts';
 import type { Containment } from '../../functions/execute/run/containment.ts';
@@ -15,7 +15,8 @@ export function testConfig(env: Record<string, string> = {}): ServiceConfig {
 export const acceptEverything: Validator = () => ({ valid: true, errors: [], lint: [], durationMs: 0 });
 
 export interface Harness {
-  run(script: string, event?: Partial<ExecuteEventInput>, context?: { getRemainingTimeInMillis(): number }): Promise<ExecuteResponse>;
+  /** The execute function's payload: the response, and for a session's call the snapshot it wrote. */
+  run(script: string, event?: Partial<ExecuteEventInput>, context?: { getRemainingTimeInMillis(): number }): Promise<ExecutePayload>;
   readonly reports: ContainmentReport[];
   /** The idle warm runners' pids once ready (JUBE_R_WARM=on), and the end of them. */
   warmRunners(): Promise<number[]>;

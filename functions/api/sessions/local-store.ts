@@ -14,7 +14,6 @@ export function createLocalSessionStore(dir: string): SessionStore {
   const root = path.resolve(dir);
   const file = (tenant: string, session: string) => path.join(root, sessionObjectKey(tenant, session));
   return {
-    kind: 'local',
     async get(tenant, session) {
       try {
         const at = file(tenant, session);

@@ -16,7 +16,6 @@ const isMissing = (error: unknown): boolean => {
 
 export function createS3SessionStore(bucket: string, client: S3Client = new S3Client({})): SessionStore {
   return {
-    kind: 's3',
     async get(tenant, session) {
       try {
         const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: sessionObjectKey(tenant, session) }));

@@ -16,7 +16,6 @@ export interface StoredSession {
 }
 
 export interface SessionStore {
-  readonly kind: 'local' | 's3';
   get(tenant: string, session: string): Promise<StoredSession | undefined>;
   put(tenant: string, session: string, stored: Pick<StoredSession, 'call' | 'snapshot'>): Promise<void>;
   /** true when there was one to delete. */

@@ -28,7 +28,6 @@ const answered = (call: number): ExecutePayload => ({
 function memoryStore(initial: Record<string, StoredSession> = {}, failPut = false): SessionStore & { saved: Map<string, StoredSession> } {
   const saved = new Map(Object.entries(initial));
   return {
-    kind: 'local',
     saved,
     get: async (tenant, session) => saved.get(`${tenant}/${session}`),
     put: async (tenant, session, stored) => {
