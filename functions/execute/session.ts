@@ -48,7 +48,6 @@ export function stageSession(session: ExecuteSession, limits: SessionLimits): St
       restore: snapshot !== undefined,
       maxBytes: limits.maxBytes,
       maxObjects: limits.maxObjects,
-      listed: SESSION_OBJECTS_LISTED,
     },
     snapshot,
     notes,

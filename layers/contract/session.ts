@@ -108,12 +108,11 @@ export const EnvelopeSessionSchema = z.strictObject({
 });
 export type EnvelopeSession = z.infer<typeof EnvelopeSessionSchema>;
 
-/** input.json's `session`: this call's number, a staged snapshot to restore, and the snapshot's caps. */
+/** input.json's `session`: this call's number, a staged snapshot to restore, and the snapshot's caps (how many objects the answer lists is the seam's `session.listed`). */
 export const RunnerSessionSchema = z.strictObject({
   call: z.number().int().min(1).max(2 ** 31 - 1),
   restore: z.boolean(),
   maxBytes: z.number().int().min(1),
   maxObjects: z.number().int().min(1),
-  listed: z.number().int().min(1),
 });
 export type RunnerSession = z.infer<typeof RunnerSessionSchema>;

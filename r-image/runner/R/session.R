@@ -58,7 +58,8 @@ session_end <- function(session, workdir, env, add_note) {
     session_snapshot(env, session$call, limits, session_state$options_before, session_state$packages_before),
     error = function(e) NULL
   )
-  listed <- session_objects(env, session$listed)
+  # How many the answer lists: seam.json `session.listed` (layers/contract/session.ts).
+  listed <- session_objects(env, session_seam("listed"))
   fields <- list(restored = isTRUE(session_state$restored), objects = listed$objects, objectsOmitted = listed$omitted)
   if (is.null(snapshot)) {
     add_note("the session's workspace could not be written; its next call starts from the one before")
